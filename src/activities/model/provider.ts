@@ -1,0 +1,17 @@
+import type { ModelResponse, SystemPromptId } from '../../core/model';
+
+/** A model request after defaults are applied; what providers receive. */
+export interface ProviderRequest {
+  system: SystemPromptId;
+  messages: { role: 'user' | 'assistant'; content: string }[];
+  tools: string[];
+  toolChoice: 'auto' | 'any' | { name: string };
+  maxTokens: number;
+}
+
+/** One way to reach a model. Providers throw `ApplicationFailure`s typed `ModelError.*`; Temporal retries. */
+export interface ModelProvider {
+  /** Human-readable spec, e.g. `anthropic:claude-sonnet-4-5`. */
+  readonly spec: string;
+  complete(request: ProviderRequest, signal?: AbortSignal): Promise<ModelResponse>;
+}

@@ -1,0 +1,101 @@
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { z } from 'zod';
+
+export const DEFAULT_TASK_QUEUE = 'scratchpad';
+
+const list = z
+  .string()
+  .transform((value) => value.split(',').map((item) => item.trim()).filter(Boolean));
+
+const EnvSchema = z.object({
+  TEMPORAL_ADDRESS: z
+    .string()
+    .regex(/^[^\s:/]+:\d{1,5}$/, 'expected host:port, e.g. localhost:7233')
+    .default('localhost:7233'),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  SCRATCHPAD_TASK_QUEUE: z.string().min(1).default(DEFAULT_TASK_QUEUE),
+  SCRATCHPAD_MODEL: z.string().min(1).optional(),
+  ANTHROPIC_API_KEY: z.string().min(1).optional(),
+  ANTHROPIC_BASE_URL: z.url().optional(),
+  SCRATCHPAD_HOME: z.string().min(1).optional(),
+  SCRATCHPAD_SANDBOX: z.string().min(1).optional(),
+  SCRATCHPAD_SHELL_ALLOW: list.default(['echo', 'date', 'ls', 'cat', 'wc', 'head', 'tail', 'grep', 'pwd', 'uname']),
+  SCRATCHPAD_SHELL_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  SCRATCHPAD_FETCH_ALLOW: list.default(['localhost', '127.0.0.1']),
+  SCRATCHPAD_FETCH_MAX_BYTES: z.coerce.number().int().positive().default(10 * 1024 * 1024),
+});
+
+export type Config = z.infer<typeof EnvSchema> & { home: string; sandbox: string };
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** The data directory: `SCRATCHPAD_HOME`, else `$XDG_DATA_HOME/durable-scratchpad`. */
+export function dataHome(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.SCRATCHPAD_HOME) return path.resolve(env.SCRATCHPAD_HOME);
+  const base = env.XDG_DATA_HOME || path.join(os.homedir(), '.local', 'share');
+  return path.join(base, 'durable-scratchpad');
+}
+
+/** Reads and validates configuration from the environment; bad values are named in the error. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const relevant = Object.fromEntries(
+    Object.keys(EnvSchema.shape)
+      .filter((key) => env[key] !== undefined && env[key] !== '')
+      .map((key) => [key, env[key]]),
+  );
+  const parsed = EnvSchema.safeParse(relevant);
+  if (!parsed.success) {
+    throw new ConfigError(`invalid configuration:\n${z.prettifyError(parsed.error)}`);
+  }
+  const home = dataHome(env);
+  const sandbox = path.resolve(parsed.data.SCRATCHPAD_SANDBOX ?? path.join(home, 'sandbox'));
+  return { ...parsed.data, home, sandbox };
+}
+
+export type ModelSpec =
+  | { provider: 'anthropic'; model: string }
+  | { provider: 'openai'; model: string; baseURL: string }
+  | { provider: 'scripted'; path: string };
+
+/**
+ * Parses `anthropic:MODEL`, `openai:MODEL@BASE_URL` or `scripted:FILE.jsonl`.
+ * The OpenAI model name may itself contain colons (`qwen2.5:7b`).
+ */
+export function parseModelSpec(spec: string): ModelSpec {
+  const colon = spec.indexOf(':');
+  const provider = colon < 0 ? spec : spec.slice(0, colon);
+  const rest = colon < 0 ? '' : spec.slice(colon + 1);
+  if (provider === 'anthropic' && rest) return { provider, model: rest };
+  if (provider === 'scripted' && rest) return { provider, path: path.resolve(rest) };
+  if (provider === 'openai') {
+    const at = rest.lastIndexOf('@');
+    const model = at < 0 ? rest : rest.slice(0, at);
+    const baseURL = at < 0 ? 'http://localhost:11434/v1' : rest.slice(at + 1);
+    if (model && /^https?:\/\//.test(baseURL)) return { provider, model, baseURL };
+  }
+  throw new ConfigError(
+    `invalid model "${spec}": expected anthropic:MODEL, openai:MODEL@http://HOST:PORT/v1 or scripted:FILE.jsonl`,
+  );
+}
+
+export const MODEL_HELP =
+  'No usable model is configured. Set one of:\n' +
+  '  ANTHROPIC_API_KEY=sk-...                              (uses anthropic:claude-sonnet-4-5)\n' +
+  '  SCRATCHPAD_MODEL=anthropic:claude-sonnet-4-5          (with ANTHROPIC_API_KEY)\n' +
+  '  SCRATCHPAD_MODEL=openai:qwen2.5:7b@http://localhost:11434/v1   (Ollama, llama.cpp, vLLM)\n' +
+  '  SCRATCHPAD_MODEL=scripted:path/to/responses.jsonl     (replays recorded responses)\n' +
+  'or pass --model with one of those values.';
+
+/** The model spec to use, or a ConfigError that says how to configure one. */
+export function resolveModelSpec(config: Config, override?: string): string {
+  const spec = override ?? config.SCRATCHPAD_MODEL ?? (config.ANTHROPIC_API_KEY ? 'anthropic:claude-sonnet-4-5' : undefined);
+  if (!spec) throw new ConfigError(MODEL_HELP);
+  const parsed = parseModelSpec(spec);
+  if (parsed.provider === 'anthropic' && !config.ANTHROPIC_API_KEY) {
+    throw new ConfigError(`model ${spec} needs ANTHROPIC_API_KEY.\n${MODEL_HELP}`);
+  }
+  return spec;
+}

@@ -1,0 +1,66 @@
+import type { SystemPromptId } from './model';
+import { renderMarkdown } from './render';
+import type { Scratchpad } from './scratchpad';
+
+/** Seed 000's agent rules; stable across iterations so providers can cache it. */
+export const CYCLE_SYSTEM = `You are an autonomous agent whose memory is a structured scratchpad, not a chat transcript.
+Each message shows your whole scratchpad: your identity, understanding, trajectory, workspace, self-assessment,
+your task queue (goals, current task, pending actions, completed tasks) and notes of what tools returned this cycle.
+
+Every reply is exactly one action, a call to one tool:
+- a work tool (echo, shell, fs_read, fs_write, web_fetch, ...) — its result is appended to your notes;
+- update_scratchpad — record what you learned, set current_task, replace pending_actions, extend completed_tasks,
+  or curate any section (REPLACE by default, "APPEND: " to add a line, "CLEAR" to empty);
+- done — the current task is finished; give a one-line summary. The next pending action becomes current.
+
+Work on the current task. Keep the scratchpad accurate and short: it is all you will remember.
+Do not repeat a tool call whose result is already in your notes. When the task is complete, call done.`;
+
+/** Seed 001 phase 1. */
+export const RESPOND_SYSTEM = `You are an AI assistant with persistent understanding.
+Your context contains your current scratchpad - a structured representation of
+what you understand about this conversation, this user, and your ongoing work.
+This is not a transcript. It's your live model of the situation.
+Trust it. Build on it. Respond naturally.
+After you respond, a separate reflection process will update your understanding.
+You don't need to manage memory - just be present and helpful.`;
+
+/** Seed 001 phase 2. */
+export const REFLECT_SYSTEM = `You are a reflection process observing an AI assistant.
+You just saw an exchange:
+- The assistant's prior understanding (scratchpad)
+- The user's input
+- The assistant's response
+Your job: Update the scratchpad to reflect what changed.
+PRINCIPLES:
+1. MINIMAL - Most turns only need TRAJECTORY.Now and maybe WORKSPACE
+2. HONEST - If confidence dropped, say so. If something's unclear, mark it Unknown.
+3. FORWARD-LOOKING - Curate for future usefulness, not historical completeness
+4. PRESERVE WHAT MATTERS - Don't lose critical context to save tokens
+Call update_scratchpad with ONLY the sections that need to change.
+If nothing meaningful changed, call with no arguments.`;
+
+export const SYSTEM_PROMPTS: Record<SystemPromptId, string> = {
+  cycle: CYCLE_SYSTEM,
+  respond: RESPOND_SYSTEM,
+  reflect: REFLECT_SYSTEM,
+};
+
+export interface CyclePromptContext {
+  iteration: number;
+  maxIterations: number;
+  directives?: readonly string[];
+}
+
+/** The user turn of one cycle iteration: the scratchpad, nothing from earlier iterations but what it holds. */
+export function buildCyclePrompt(state: Scratchpad, context: CyclePromptContext): string {
+  const directives = (context.directives ?? []).map((text) => `USER DIRECTIVE: ${text}`).join('\n');
+  return [
+    '<scratchpad>',
+    renderMarkdown(state).trimEnd(),
+    '</scratchpad>',
+    '',
+    ...(directives ? [directives, ''] : []),
+    `Iteration ${context.iteration} of ${context.maxIterations}. Choose the next action for the current task.`,
+  ].join('\n');
+}

@@ -1,0 +1,76 @@
+import type { CompletedTask, Scratchpad } from './scratchpad';
+
+function list(items: readonly string[]): string {
+  return items.length === 0 ? '(none)' : items.map((item) => `- ${item}`).join('\n');
+}
+
+function completed(item: CompletedTask): string {
+  return typeof item === 'string' ? `- ${item}` : `- ${item.task} — ${item.summary}`;
+}
+
+function orNone(value: string): string {
+  return value.trim() === '' ? '(none)' : value;
+}
+
+/** The five sections in seed 001's markdown layout. */
+export function renderSections(state: Scratchpad): string {
+  return [
+    '## IDENTITY',
+    '### Purpose',
+    orNone(state.identity.purpose),
+    '### User',
+    orNone(state.identity.user),
+    '### Boundaries',
+    orNone(state.identity.boundaries),
+    '---',
+    '## UNDERSTANDING',
+    '### Known',
+    orNone(state.understanding.known),
+    '### Believed',
+    orNone(state.understanding.believed),
+    '### Unknown',
+    orNone(state.understanding.unknown),
+    '---',
+    '## TRAJECTORY',
+    '### Now',
+    orNone(state.trajectory.now),
+    '### Path',
+    orNone(state.trajectory.path),
+    '### Later',
+    orNone(state.trajectory.later),
+    '---',
+    '## WORKSPACE',
+    orNone(state.workspace),
+    '---',
+    '## SELF',
+    '### Confidence',
+    orNone(state.self.confidence),
+    '### Attention',
+    orNone(state.self.attention),
+    '### Flags',
+    orNone(state.self.flags),
+  ].join('\n');
+}
+
+/** Seed 000's task state as markdown, placed after the five sections. */
+export function renderTasks(state: Scratchpad): string {
+  return [
+    '## TASKS',
+    '### Goals',
+    list(state.goals),
+    '### Current task',
+    state.current_task ?? '(none)',
+    '### Pending actions',
+    list(state.pending_actions),
+    '### Completed tasks',
+    state.completed_tasks.length === 0 ? '(none)' : state.completed_tasks.map(completed).join('\n'),
+    '---',
+    '## NOTES',
+    orNone(state.notes.replace(/^\n+/, '')),
+  ].join('\n');
+}
+
+/** The whole scratchpad as the model sees it. */
+export function renderMarkdown(state: Scratchpad): string {
+  return `${renderSections(state)}\n---\n${renderTasks(state)}\n`;
+}
