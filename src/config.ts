@@ -14,6 +14,7 @@ const EnvSchema = z.object({
     .regex(/^[^\s:/]+:\d{1,5}$/, 'expected host:port, e.g. localhost:7233')
     .default('localhost:7233'),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_UI_URL: z.url().default('http://localhost:8233'),
   SCRATCHPAD_TASK_QUEUE: z.string().min(1).default(DEFAULT_TASK_QUEUE),
   SCRATCHPAD_MODEL: z.string().min(1).optional(),
   ANTHROPIC_API_KEY: z.string().min(1).optional(),

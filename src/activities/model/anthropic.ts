@@ -1,0 +1,85 @@
+import Anthropic from '@anthropic-ai/sdk';
+import type { Message, MessageCreateParamsNonStreaming, ToolChoice } from '@anthropic-ai/sdk/resources/messages';
+import type { ModelResponse } from '../../core/model';
+import { SYSTEM_PROMPTS } from '../../core/prompts';
+import { TOOL_DESCRIPTIONS, toolInputSchema } from '../../core/tools';
+import { toModelFailure } from './errors';
+import { offeredTools } from './offered-tools';
+import type { ModelProvider, ProviderRequest } from './provider';
+
+/** How to reach the Anthropic Messages API. */
+export interface AnthropicProviderOptions {
+  model: string;
+  apiKey: string;
+  baseURL?: string;
+  /** Per-request client timeout; the activity's start-to-close timeout still bounds the attempt. */
+  timeoutMs?: number;
+}
+
+function toolChoice(choice: ProviderRequest['toolChoice']): ToolChoice {
+  return typeof choice === 'string' ? { type: choice } : { type: 'tool', name: choice.name };
+}
+
+/** The Messages API request for one provider request. */
+export function messageParams(model: string, request: ProviderRequest): MessageCreateParamsNonStreaming {
+  const tools = offeredTools(request.tools).map((name) => ({
+    name,
+    description: TOOL_DESCRIPTIONS[name],
+    input_schema: toolInputSchema(name) as Anthropic.Tool.InputSchema,
+  }));
+  return {
+    model,
+    max_tokens: request.maxTokens,
+    // The system prompt is identical on every iteration, so it (and the tools before it) is cached.
+    system: [{ type: 'text', text: SYSTEM_PROMPTS[request.system], cache_control: { type: 'ephemeral' } }],
+    messages: request.messages.map(({ role, content }) => ({ role, content })),
+    ...(tools.length > 0 ? { tools, tool_choice: toolChoice(request.toolChoice) } : {}),
+  };
+}
+
+function toModelResponse(message: Message): ModelResponse {
+  const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
+  const toolCalls = message.content.flatMap((block) =>
+    block.type === 'tool_use' ? [{ id: block.id, name: block.name, input: block.input }] : [],
+  );
+  return {
+    text,
+    toolCalls,
+    stopReason: message.stop_reason,
+    usage: {
+      inputTokens: message.usage.input_tokens,
+      outputTokens: message.usage.output_tokens,
+      cacheReadTokens: message.usage.cache_read_input_tokens ?? 0,
+      cacheWriteTokens: message.usage.cache_creation_input_tokens ?? 0,
+    },
+    model: message.model,
+  };
+}
+
+/** Claude through the official SDK, with native tool use and prompt caching. */
+export class AnthropicProvider implements ModelProvider {
+  readonly spec: string;
+  private readonly client: Anthropic;
+
+  constructor(private readonly options: AnthropicProviderOptions) {
+    this.spec = `anthropic:${options.model}`;
+    this.client = new Anthropic({
+      apiKey: options.apiKey,
+      baseURL: options.baseURL,
+      timeout: options.timeoutMs,
+      // Disable provider-side retries; let Temporal own retry policy at the activity layer.
+      maxRetries: 0,
+    });
+  }
+
+  async complete(request: ProviderRequest, signal?: AbortSignal): Promise<ModelResponse> {
+    const params = messageParams(this.options.model, request);
+    try {
+      return toModelResponse(await this.client.messages.create(params, { signal }));
+    } catch (error) {
+      // On cancellation rethrow the activity's reason so the worker reports it as cancelled.
+      if (signal?.aborted) throw signal.reason;
+      throw toModelFailure(error, this.spec);
+    }
+  }
+}

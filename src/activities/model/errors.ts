@@ -1,0 +1,105 @@
+import { ApplicationFailure } from '@temporalio/common';
+
+/** A failed HTTP exchange as providers see it; the Anthropic SDK's `APIError` already has this shape. */
+export interface HttpErrorLike {
+  status: number;
+  headers?: Headers | Record<string, string | undefined> | null;
+  message?: string;
+  /** The provider's own error message, preferred over `message` when present. */
+  apiMessage?: string | null;
+}
+
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', 'UND_ERR_SOCKET']);
+
+function statusType(status: number): { type: string; retryable: boolean } {
+  if (status === 400 || status === 422) return { type: 'ModelError.BadRequest', retryable: false };
+  if (status === 401 || status === 403) return { type: 'ModelError.Auth', retryable: false };
+  if (status === 404) return { type: 'ModelError.NotFound', retryable: false };
+  if (status === 408) return { type: 'ModelError.Timeout', retryable: true };
+  if (status === 409) return { type: 'ModelError.Conflict', retryable: true };
+  if (status === 429) return { type: 'ModelError.RateLimit', retryable: true };
+  if (status === 503 || status === 529) return { type: 'ModelError.Overloaded', retryable: true };
+  if (status >= 500) return { type: 'ModelError.Server', retryable: true };
+  // Any other 4xx (402, 413, ...) will fail the same way again.
+  return { type: 'ModelError.BadRequest', retryable: false };
+}
+
+function header(headers: HttpErrorLike['headers'], name: string): string | undefined {
+  if (!headers) return undefined;
+  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
+  const record = headers as Record<string, string | undefined>;
+  return record[name] ?? Object.entries(record).find(([key]) => key.toLowerCase() === name)?.[1];
+}
+
+/** Milliseconds from `retry-after-ms`, or `retry-after` as seconds or an HTTP-date. */
+function retryDelayMs(headers: HttpErrorLike['headers']): number | undefined {
+  const milliseconds = Number.parseFloat(header(headers, 'retry-after-ms') ?? '');
+  if (Number.isFinite(milliseconds) && milliseconds >= 0) return Math.round(milliseconds);
+  const retryAfter = header(headers, 'retry-after')?.trim();
+  if (!retryAfter) return undefined;
+  if (/^\d+(\.\d+)?$/.test(retryAfter)) return Math.round(Number(retryAfter) * 1000);
+  const date = Date.parse(retryAfter);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+function isHttpError(error: unknown): error is HttpErrorLike {
+  return typeof error === 'object' && error !== null && typeof (error as HttpErrorLike).status === 'number';
+}
+
+interface ErrorLike {
+  name?: unknown;
+  message?: unknown;
+  code?: unknown;
+  cause?: unknown;
+}
+
+// Duck-typed rather than `instanceof Error`: fetch errors may come from another realm (e.g. under Jest).
+function asErrorLike(value: unknown): ErrorLike | undefined {
+  return typeof value === 'object' && value !== null ? (value as ErrorLike) : undefined;
+}
+
+/** The messages and codes along an error's cause chain, e.g. `fetch failed: connect ECONNREFUSED 127.0.0.1:1`. */
+function causeChain(error: unknown): { text: string; codes: string[] } {
+  const parts: string[] = [];
+  const codes: string[] = [];
+  for (
+    let current = asErrorLike(error), depth = 0;
+    current && depth < 4;
+    current = asErrorLike(current.cause), depth++
+  ) {
+    if (typeof current.message === 'string' && current.message && !parts.includes(current.message)) {
+      parts.push(current.message);
+    }
+    if (typeof current.code === 'string') codes.push(current.code);
+  }
+  return { text: parts.join(': ') || String(error), codes };
+}
+
+/**
+ * Maps any provider failure to an `ApplicationFailure` typed `ModelError.*`: 408/409/429/5xx/529 and
+ * network errors are retryable (honouring `retry-after`), other 4xx are not. Temporal does the retrying.
+ */
+export function toModelFailure(error: unknown, source: string): ApplicationFailure {
+  if (error instanceof ApplicationFailure) return error;
+  if (isHttpError(error)) {
+    const { type, retryable } = statusType(error.status);
+    const detail = error.apiMessage || error.message || 'no error message';
+    return ApplicationFailure.create({
+      message: `HTTP ${error.status} from ${source}: ${detail}`,
+      type,
+      nonRetryable: !retryable,
+      nextRetryDelay: retryable ? retryDelayMs(error.headers) : undefined,
+    });
+  }
+  const { text, codes } = causeChain(error);
+  const name = asErrorLike(error)?.name;
+  if (name === 'APIConnectionTimeoutError' || name === 'TimeoutError') {
+    return ApplicationFailure.retryable(`timed out calling ${source}: ${text}`, 'ModelError.Timeout');
+  }
+  const isConnection =
+    name === 'APIConnectionError' ||
+    (name === 'TypeError' && asErrorLike(error)?.message === 'fetch failed') ||
+    codes.some((code) => CONNECTION_CODES.has(code));
+  if (isConnection) return ApplicationFailure.retryable(`cannot reach ${source}: ${text}`, 'ModelError.Connection');
+  return ApplicationFailure.retryable(`calling ${source} failed: ${text}`, 'ModelError.Unknown');
+}

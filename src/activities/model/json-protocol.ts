@@ -1,0 +1,62 @@
+import { SYSTEM_PROMPTS } from '../../core/prompts';
+import { TOOL_DESCRIPTIONS, toolInputSchema } from '../../core/tools';
+import { offeredTools } from './offered-tools';
+import type { ProviderRequest } from './provider';
+
+type JsonSchema = Record<string, unknown>;
+
+/** A one-line type sketch of a JSON schema, e.g. `{"path": string, "encoding"?: "utf-8" | "binary"}`. */
+export function compactSchema(schema: JsonSchema): string {
+  if (Array.isArray(schema.enum)) return schema.enum.map((value) => JSON.stringify(value)).join(' | ');
+  const variants = (schema.anyOf ?? schema.oneOf) as JsonSchema[] | undefined;
+  if (variants) return variants.map(compactSchema).join(' | ');
+  if (schema.type === 'array') return `${wrapUnion(compactSchema((schema.items ?? {}) as JsonSchema))}[]`;
+  if (schema.type === 'object' || schema.properties) {
+    const properties = Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>);
+    const required = new Set((schema.required ?? []) as string[]);
+    const fields = properties.map(([key, value]) => `"${key}"${required.has(key) ? '' : '?'}: ${compactSchema(value)}`);
+    return `{${fields.join(', ')}}`;
+  }
+  return typeof schema.type === 'string' ? schema.type : 'any';
+}
+
+function wrapUnion(sketch: string): string {
+  return sketch.includes(' | ') ? `(${sketch})` : sketch;
+}
+
+function toolLines(name: Parameters<typeof toolInputSchema>[0]): string[] {
+  const schema = toolInputSchema(name);
+  const properties = Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>);
+  const described = properties.filter(([, value]) => typeof value.description === 'string');
+  return [
+    `- ${name}: ${TOOL_DESCRIPTIONS[name]}`,
+    `  args: ${compactSchema(schema)}`,
+    ...described.map(([key, value]) => `    ${key}: ${value.description as string}`),
+  ];
+}
+
+function choiceLine(choice: ProviderRequest['toolChoice']): string {
+  if (typeof choice === 'object') return `This reply MUST use the tool "${choice.name}".`;
+  return choice === 'any' ? 'This reply MUST call one of the tools.' : 'Pick the tool that best fits.';
+}
+
+/**
+ * Seed 000's JSON text protocol for models without native tool use: the named system prompt plus a
+ * section asking for exactly one `{"tool": ..., "args": {...}}` object. No tools, no section.
+ */
+export function jsonProtocolSystem(request: ProviderRequest): string {
+  const system = SYSTEM_PROMPTS[request.system];
+  const tools = offeredTools(request.tools);
+  if (tools.length === 0) return system;
+  return [
+    system,
+    '',
+    '## Reply format',
+    'Reply with exactly one JSON object and nothing else (no prose, no second object):',
+    '{"tool": "<name>", "args": {...}}',
+    choiceLine(request.toolChoice),
+    '',
+    'Tools:',
+    ...tools.flatMap(toolLines),
+  ].join('\n');
+}

@@ -1,0 +1,133 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ApplicationFailure } from '@temporalio/common';
+import { z } from 'zod';
+import type { ModelResponse, Usage } from '../../core/model';
+import { SYSTEM_PROMPTS } from '../../core/prompts';
+import type { ModelProvider, ProviderRequest } from './provider';
+
+/** One scripted reply: a native tool call, text, both, or a thrown `ApplicationFailure`. */
+export const ScriptEntrySchema = z
+  .strictObject({
+    text: z.string().optional(),
+    tool: z.string().min(1).optional(),
+    args: z.record(z.string(), z.unknown()).optional(),
+    error: z
+      .strictObject({
+        type: z.string().min(1),
+        message: z.string(),
+        nonRetryable: z.boolean().default(false),
+        nextRetryDelayMs: z.number().int().nonnegative().optional(),
+      })
+      .optional(),
+    usage: z
+      .strictObject({
+        inputTokens: z.number().int().nonnegative(),
+        outputTokens: z.number().int().nonnegative(),
+        cacheReadTokens: z.number().int().nonnegative(),
+        cacheWriteTokens: z.number().int().nonnegative(),
+      })
+      .partial()
+      .optional(),
+    delayMs: z.number().int().nonnegative().optional(),
+  })
+  .refine((entry) => entry.text !== undefined || entry.tool !== undefined || entry.error !== undefined, {
+    message: 'an entry needs "text", "tool" or "error"',
+  })
+  .refine((entry) => !entry.error || (entry.text === undefined && entry.tool === undefined), {
+    message: '"error" cannot be combined with "text" or "tool"',
+  })
+  .refine((entry) => entry.args === undefined || entry.tool !== undefined, { message: '"args" needs "tool"' });
+export type ScriptEntry = z.input<typeof ScriptEntrySchema>;
+type ParsedEntry = z.output<typeof ScriptEntrySchema>;
+
+function invalid(where: string, error: z.ZodError): Error {
+  return new Error(`${where}: ${z.prettifyError(error)}`);
+}
+
+/** Parses a JSONL script; blank lines and `//` comments are skipped, a bad line is named by number. */
+export function parseScript(content: string, name: string): ParsedEntry[] {
+  const entries: ParsedEntry[] = [];
+  content.split(/\r?\n/).forEach((line, index) => {
+    const trimmed = line.trim();
+    if (trimmed === '' || trimmed.startsWith('//')) return;
+    let json: unknown;
+    try {
+      json = JSON.parse(trimmed);
+    } catch (error) {
+      throw new Error(`${name} line ${index + 1}: invalid JSON: ${(error as Error).message}`);
+    }
+    const parsed = ScriptEntrySchema.safeParse(json);
+    if (!parsed.success) throw invalid(`${name} line ${index + 1}`, parsed.error);
+    entries.push(parsed.data);
+  });
+  return entries;
+}
+
+function estimateTokens(characters: number): number {
+  return Math.round(characters / 4);
+}
+
+/** Replays scripted responses in order, records every request, and fails loudly when it runs out. */
+export class ScriptedProvider implements ModelProvider {
+  readonly spec: string;
+  /** Every request received, in order, including ones answered with an error or exhaustion. */
+  readonly requests: ProviderRequest[] = [];
+  private readonly entries: ParsedEntry[];
+  private cursor = 0;
+
+  constructor(
+    entries: readonly ScriptEntry[],
+    private readonly name = 'inline script',
+  ) {
+    this.spec = `scripted:${name}`;
+    this.entries = entries.map((entry, index) => {
+      const parsed = ScriptEntrySchema.safeParse(entry);
+      if (!parsed.success) throw invalid(`${name} entry ${index + 1}`, parsed.error);
+      return parsed.data;
+    });
+  }
+
+  /** Loads a JSONL script, one entry a line. */
+  static fromFile(file: string): ScriptedProvider {
+    const resolved = path.resolve(file);
+    return new ScriptedProvider(parseScript(fs.readFileSync(resolved, 'utf-8'), resolved), resolved);
+  }
+
+  /** How many entries have not been replayed yet. */
+  get remaining(): number {
+    return this.entries.length - this.cursor;
+  }
+
+  async complete(request: ProviderRequest, signal?: AbortSignal): Promise<ModelResponse> {
+    this.requests.push(structuredClone(request));
+    const entry = this.entries[this.cursor];
+    if (!entry) {
+      throw ApplicationFailure.nonRetryable(
+        `scripted model ${this.name} ran out of responses: it had ${this.entries.length} entries and got request ${this.requests.length}`,
+        'ModelError.ScriptExhausted',
+      );
+    }
+    const callNumber = ++this.cursor;
+    if (entry.delayMs) await sleep(entry.delayMs, undefined, { signal });
+    if (entry.error) {
+      const { type, message, nonRetryable, nextRetryDelayMs } = entry.error;
+      throw ApplicationFailure.create({ type, message, nonRetryable, nextRetryDelay: nextRetryDelayMs });
+    }
+    const text = entry.text ?? '';
+    const toolCalls = entry.tool ? [{ id: `call_${callNumber}`, name: entry.tool, input: entry.args ?? {} }] : [];
+    const requestChars =
+      SYSTEM_PROMPTS[request.system].length +
+      request.messages.reduce((sum, message) => sum + message.content.length, 0);
+    const replyChars = text.length + (entry.tool ? JSON.stringify(toolCalls[0]?.input).length + entry.tool.length : 0);
+    const usage: Usage = {
+      inputTokens: estimateTokens(requestChars),
+      outputTokens: estimateTokens(replyChars),
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      ...entry.usage,
+    };
+    return { text, toolCalls, stopReason: entry.tool ? 'tool_use' : 'end_turn', usage, model: this.spec };
+  }
+}

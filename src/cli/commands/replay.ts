@@ -1,0 +1,33 @@
+import * as fs from 'node:fs/promises';
+import { historyFromJSON, historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { Worker } from '@temporalio/worker';
+import { WORKFLOWS_PATH } from '../../worker';
+import { CliError, EXIT } from '../errors';
+import * as runtime from '../runtime';
+
+/** `scratchpad replay`: replays a fetched or saved history against the current workflow code. */
+export async function replayCommand(workflowId: string | undefined, options: { file?: string; save?: string }): Promise<number> {
+  if (!workflowId === !options.file) throw new CliError('give either a WORKFLOW_ID or --file HISTORY.json', EXIT.usage);
+  let history;
+  if (options.file) {
+    try {
+      history = historyFromJSON(JSON.parse(await fs.readFile(options.file, 'utf8')));
+    } catch (error) {
+      throw new CliError(`cannot read history ${options.file}: ${(error as Error).message}`, EXIT.usage);
+    }
+  } else {
+    const client = await runtime.client(runtime.config());
+    history = await client.workflow.getHandle(workflowId as string).fetchHistory();
+  }
+  if (options.save) await fs.writeFile(options.save, historyToJSON(history));
+  const events = history.events?.length ?? 0;
+  const label = workflowId ?? options.file;
+  try {
+    await Worker.runReplayHistory({ workflowsPath: WORKFLOWS_PATH }, history, workflowId ?? 'replay');
+  } catch (error) {
+    process.stdout.write(`${label}: NOT deterministic after replaying against the current code\n${(error as Error).message}\n`);
+    return EXIT.error;
+  }
+  process.stdout.write(`${label}: ${events} events replayed; the current code is deterministic against this history\n`);
+  return EXIT.ok;
+}

@@ -1,0 +1,114 @@
+import { Client, Connection, type WorkflowHandle, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { TypedSearchAttributes } from '@temporalio/common';
+import type { Config } from './config';
+import type { CycleInput, CycleResult } from './core/cycle';
+import { type Scratchpad, defaultScratchpad, enqueueTasks } from './core/scratchpad';
+import { agentIdKey } from './temporal/search-attributes';
+import type { agentCycle } from './workflows';
+
+/** Connects to the configured Temporal frontend. */
+export async function connectClient(config: Config): Promise<Client> {
+  const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS, connectTimeout: '5s' });
+  return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+}
+
+const CYCLE_ID = /^agent\/(.+)\/cycle\/(\d+)$/;
+
+export function cycleWorkflowId(agentId: string, n: number): string {
+  return `agent/${agentId}/cycle/${n}`;
+}
+
+/** Splits `agent/<agentId>/cycle/<n>`; undefined for any other id. */
+export function parseCycleWorkflowId(workflowId: string): { agentId: string; n: number } | undefined {
+  const match = CYCLE_ID.exec(workflowId);
+  return match ? { agentId: match[1] as string, n: Number(match[2]) } : undefined;
+}
+
+function quote(value: string): string {
+  return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
+export interface CycleSummary {
+  workflowId: string;
+  runId: string;
+  n: number;
+  status: string;
+  startTime: Date;
+  closeTime?: Date;
+}
+
+/** Every cycle of an agent known to visibility, oldest first. */
+export async function listCycles(client: Client, agentId: string): Promise<CycleSummary[]> {
+  const cycles: CycleSummary[] = [];
+  const query = `WorkflowType = 'agentCycle' AND AgentId = ${quote(agentId)}`;
+  for await (const execution of client.workflow.list({ query })) {
+    const parsed = parseCycleWorkflowId(execution.workflowId);
+    if (!parsed || parsed.agentId !== agentId) continue;
+    cycles.push({
+      workflowId: execution.workflowId,
+      runId: execution.runId,
+      n: parsed.n,
+      status: execution.status.name,
+      startTime: execution.startTime,
+      closeTime: execution.closeTime,
+    });
+  }
+  return cycles.sort((a, b) => a.n - b.n || a.startTime.getTime() - b.startTime.getTime());
+}
+
+/**
+ * The agent's active scratchpad (seed 000's `active.yaml`): the after-state of its latest completed
+ * cycle with `last_updated` stamped at the time that cycle closed, or undefined for a new agent.
+ */
+export async function activeScratchpad(client: Client, agentId: string): Promise<{ state: Scratchpad; cycle: CycleSummary } | undefined> {
+  const completed = (await listCycles(client, agentId)).filter((cycle) => cycle.status === 'COMPLETED');
+  const latest = completed.at(-1);
+  if (!latest) return undefined;
+  const result: CycleResult = await client.workflow.getHandle(latest.workflowId, latest.runId).result();
+  const stamp = (latest.closeTime ?? new Date()).toISOString();
+  return { state: { ...result.after, last_updated: stamp }, cycle: latest };
+}
+
+export interface StartCycleOptions {
+  agentId: string;
+  taskQueue: string;
+  tasks?: readonly string[];
+  maxIterations?: number;
+  model?: string;
+  /** Start from this state instead of the agent's active scratchpad. */
+  from?: Scratchpad;
+}
+
+/** Starts the agent's next cycle from its active scratchpad (or `from`, or the defaults) with the tasks enqueued. */
+export async function startCycle(
+  client: Client,
+  options: StartCycleOptions,
+): Promise<WorkflowHandle<typeof agentCycle>> {
+  const base = options.from ?? (await activeScratchpad(client, options.agentId))?.state ?? defaultScratchpad();
+  const before = enqueueTasks(base, options.tasks ?? []);
+  const existing = await listCycles(client, options.agentId);
+  let n = (existing.at(-1)?.n ?? 0) + 1;
+  for (let attempt = 0; ; attempt++) {
+    const workflowId = cycleWorkflowId(options.agentId, n);
+    const input: CycleInput = {
+      agentId: options.agentId,
+      cycleId: workflowId,
+      before,
+      trigger: 'task',
+      ...(options.maxIterations ? { maxIterations: options.maxIterations } : {}),
+      ...(options.model ? { model: options.model } : {}),
+    };
+    try {
+      return await client.workflow.start('agentCycle', {
+        taskQueue: options.taskQueue,
+        workflowId,
+        args: [input],
+        typedSearchAttributes: new TypedSearchAttributes([{ key: agentIdKey, value: options.agentId }]),
+      });
+    } catch (error) {
+      // Visibility lags behind starts; another caller may have taken this number.
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError) || attempt >= 20) throw error;
+      n++;
+    }
+  }
+}

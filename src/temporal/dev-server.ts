@@ -1,0 +1,127 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from './free-port';
+import { stopProcess } from './process-control';
+import { ensureTemporalCli, logToStderr } from './provision';
+import { SEARCH_ATTRIBUTES } from './search-attributes';
+import { isNamespaceReady } from './server-probe';
+
+export { isServerAnswering } from './server-probe';
+
+/** Options of {@link startDevServer}; ports default to free ones, `dbFile` to in-memory state. */
+export interface DevServerOptions {
+  port?: number;
+  uiPort?: number;
+  /** Address the frontend and UI bind to; `127.0.0.1` by default. */
+  ip?: string;
+  dbFile?: string;
+  ui?: boolean;
+  namespace?: string;
+  log?: (line: string) => void;
+  /** Keep running after this process exits; output goes to `logFile`. */
+  detached?: boolean;
+  logFile?: string;
+  /** Written with the server's pid once it is spawned, removed by `stop()`. */
+  pidFile?: string;
+  cliPath?: string;
+  startTimeoutMs?: number;
+}
+
+/** A running dev server. */
+export interface DevServer {
+  address: string;
+  uiUrl: string | undefined;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/** `KEYWORD_LIST` → `KeywordList`, the spelling `temporal --search-attribute` takes. */
+function cliTypeName(type: string): string {
+  return type
+    .split('_')
+    .map((word) => word.charAt(0) + word.slice(1).toLowerCase())
+    .join('');
+}
+
+/** The `temporal server start-dev` arguments for these settings. */
+export function devServerArgs(settings: { ip: string; port: number; uiPort?: number; dbFile?: string; namespace: string }) {
+  const args = ['server', 'start-dev', '--ip', settings.ip, '--port', String(settings.port)];
+  args.push(...(settings.uiPort === undefined ? ['--headless'] : ['--ui-port', String(settings.uiPort)]));
+  if (settings.dbFile) args.push('--db-filename', settings.dbFile);
+  for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${cliTypeName(type)}`);
+  return [...args, '--namespace', settings.namespace, '--log-level', 'warn'];
+}
+
+function spawnServer(cli: string, args: string[], options: DevServerOptions, tail: string[]): ChildProcess {
+  const record = (chunk: Buffer) => {
+    tail.push(...chunk.toString().split('\n').filter(Boolean));
+    tail.splice(0, Math.max(0, tail.length - 30));
+  };
+  if (!options.detached) {
+    const child = spawn(cli, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout?.on('data', record);
+    child.stderr?.on('data', record);
+    return child;
+  }
+  const output = options.logFile ? fs.openSync(options.logFile, 'a') : 'ignore';
+  const child = spawn(cli, args, { stdio: ['ignore', output, output], detached: true });
+  if (typeof output === 'number') fs.closeSync(output);
+  child.unref();
+  return child;
+}
+
+function outputTail(options: DevServerOptions, tail: string[]): string {
+  const lines = options.detached && options.logFile ? fs.readFileSync(options.logFile, 'utf8').split('\n') : tail;
+  const text = lines.filter(Boolean).slice(-30).join('\n');
+  return text ? `\nLast output of the server:\n${text}` : '\nThe server printed nothing.';
+}
+
+async function waitUntilReady(address: string, namespace: string, child: ChildProcess, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`the Temporal dev server exited (${child.exitCode ?? child.signalCode}) before answering`);
+    }
+    if (await isNamespaceReady(address, namespace)) return;
+    await sleep(100);
+  }
+  throw new Error(`the Temporal dev server did not answer at ${address} within ${timeoutMs / 1000} s`);
+}
+
+/** Starts `temporal server start-dev` with the project's search attributes and waits until its frontend answers. */
+export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
+  const log = options.log ?? logToStderr;
+  const cli = options.cliPath ?? (await ensureTemporalCli({ log }));
+  const ip = options.ip ?? '127.0.0.1';
+  const namespace = options.namespace ?? 'default';
+  const port = options.port ?? (await freePort(ip));
+  const uiPort = options.ui === false ? undefined : (options.uiPort ?? (await freePort(ip)));
+  const address = `${ip}:${port}`;
+  const uiUrl = uiPort === undefined ? undefined : `http://${ip}:${uiPort}`;
+  log(`starting the Temporal dev server at ${address}${uiUrl ? `, Web UI ${uiUrl}` : ''}, state in ${options.dbFile ?? 'memory'}`);
+  const started = Date.now();
+  const tail: string[] = [];
+  const child = spawnServer(cli, devServerArgs({ ip, port, uiPort, dbFile: options.dbFile, namespace }), options, tail);
+  const spawnError = new Promise<never>((_, reject) => child.once('error', reject));
+  void spawnError.catch(() => undefined);
+  const pid = child.pid;
+  if (pid === undefined) return spawnError;
+  if (options.pidFile) fs.writeFileSync(options.pidFile, `${pid}\n`);
+  // A server tied to this process must not outlive it, even when it exits without calling stop().
+  const killOnExit = () => child.kill('SIGKILL');
+  if (!options.detached) process.once('exit', killOnExit);
+  const stop = async () => {
+    process.removeListener('exit', killOnExit);
+    await stopProcess(pid);
+    if (options.pidFile) fs.rmSync(options.pidFile, { force: true });
+  };
+  try {
+    await Promise.race([waitUntilReady(address, namespace, child, options.startTimeoutMs ?? 60_000), spawnError]);
+  } catch (error) {
+    await stop();
+    throw new Error(`${(error as Error).message}${outputTail(options, tail)}`);
+  }
+  log(`the Temporal dev server answers at ${address} (started in ${Date.now() - started} ms)`);
+  return { address, uiUrl, pid, stop };
+}

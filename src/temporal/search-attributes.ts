@@ -1,0 +1,26 @@
+import { defineSearchAttributeKey, type SearchAttributeType } from '@temporalio/common';
+
+// Imported by workflow code: keep this module free of Node built-ins.
+
+/** The project's custom search attributes, name → type; registered on every server the project uses. */
+export const SEARCH_ATTRIBUTES = {
+  AgentId: 'KEYWORD',
+  CycleOutcome: 'KEYWORD',
+  CycleCount: 'INT',
+  LastOutcome: 'KEYWORD',
+} as const satisfies Record<string, SearchAttributeType>;
+
+/** Name of one of the project's custom search attributes. */
+export type SearchAttributeName = keyof typeof SEARCH_ATTRIBUTES;
+
+/** Typed key of the agent's id, for `upsertSearchAttributes` and visibility queries. */
+export const agentIdKey = defineSearchAttributeKey('AgentId', SEARCH_ATTRIBUTES.AgentId);
+
+/** Typed key of the outcome of the cycle the agent is in or just ran. */
+export const cycleOutcomeKey = defineSearchAttributeKey('CycleOutcome', SEARCH_ATTRIBUTES.CycleOutcome);
+
+/** Typed key of the number of cycles the agent has run. */
+export const cycleCountKey = defineSearchAttributeKey('CycleCount', SEARCH_ATTRIBUTES.CycleCount);
+
+/** Typed key of the outcome of the agent's last finished cycle. */
+export const lastOutcomeKey = defineSearchAttributeKey('LastOutcome', SEARCH_ATTRIBUTES.LastOutcome);

@@ -1,0 +1,48 @@
+import * as net from 'node:net';
+import { Connection } from '@temporalio/client';
+
+function splitAddress(address: string): { host: string; port: number } {
+  const colon = address.lastIndexOf(':');
+  return { host: address.slice(0, colon).replace(/^\[|\]$/g, ''), port: Number(address.slice(colon + 1)) };
+}
+
+function isPortOpen(address: string, timeoutMs: number): Promise<boolean> {
+  const { host, port } = splitAddress(address);
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port, timeout: timeoutMs });
+    const finish = (open: boolean) => {
+      socket.destroy();
+      resolve(open);
+    };
+    socket.once('connect', () => finish(true));
+    socket.once('timeout', () => finish(false));
+    socket.once('error', () => finish(false));
+  });
+}
+
+async function withConnection(address: string, timeoutMs: number, use: (connection: Connection) => Promise<unknown>) {
+  // A plain TCP probe first: a refused port fails at once, where the gRPC connect would wait out its deadline.
+  if (!(await isPortOpen(address, timeoutMs))) return false;
+  let connection: Connection | undefined;
+  try {
+    connection = await Connection.connect({ address, connectTimeout: timeoutMs });
+    await use(connection);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await connection?.close().catch(() => undefined);
+  }
+}
+
+/** Whether a Temporal frontend answers gRPC at `address` (host:port) within `timeoutMs`. */
+export function isServerAnswering(address: string, timeoutMs = 1000): Promise<boolean> {
+  return withConnection(address, timeoutMs, async () => undefined);
+}
+
+/** Whether the server at `address` answers and knows `namespace`. */
+export function isNamespaceReady(address: string, namespace: string, timeoutMs = 1000): Promise<boolean> {
+  return withConnection(address, timeoutMs, (connection) =>
+    connection.workflowService.describeNamespace({ namespace }),
+  );
+}

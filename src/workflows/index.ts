@@ -1,0 +1,1 @@
+export { agentCycle } from './agent-cycle';

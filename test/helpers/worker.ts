@@ -1,0 +1,73 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { DefaultLogger, Runtime, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { createActivities } from '../../src/activities';
+import { createModelResolver } from '../../src/activities/model/registry';
+import { ScriptedProvider, type ScriptEntry } from '../../src/activities/model/scripted';
+import type { ToolOptions } from '../../src/activities/tools/types';
+
+// Worker state changes at INFO drown test output; keep warnings and errors.
+try {
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+} catch {
+  // Already installed by another helper in this test file.
+}
+
+/** Bundles the workflow code; call once per test file. */
+export function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
+  return bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows'), logger: quietLogger });
+}
+
+const quietLogger = {
+  log: () => undefined,
+  trace: () => undefined,
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: (message: string) => console.error(message),
+};
+
+let counter = 0;
+export function taskQueue(name: string): string {
+  return `test-${name}-${process.pid}-${Date.now()}-${counter++}`;
+}
+
+export function sandboxOptions(): ToolOptions {
+  return {
+    sandboxRoot: fs.mkdtempSync(path.join(os.tmpdir(), 'scratchpad-sandbox-')),
+    shellAllow: ['echo', 'date', 'ls', 'cat'],
+    shellTimeoutMs: 5000,
+    fetchAllowHosts: ['127.0.0.1', 'localhost'],
+    fetchMaxBytes: 10 * 1024 * 1024,
+  };
+}
+
+export interface ScriptedWorker {
+  worker: Worker;
+  taskQueue: string;
+  model: ScriptedProvider;
+  tools: ToolOptions;
+}
+
+/** A worker on a fresh task queue whose default model replays `script`. */
+export async function scriptedWorker(
+  env: TestWorkflowEnvironment,
+  bundle: WorkflowBundleWithSourceMap,
+  script: ScriptEntry[],
+  name = 'cycle',
+): Promise<ScriptedWorker> {
+  const model = new ScriptedProvider(script, name);
+  const tools = sandboxOptions();
+  const queue = taskQueue(name);
+  const resolveModel = createModelResolver({ defaultSpec: 'scripted:test', providers: { 'scripted:test': model } });
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    namespace: env.namespace ?? 'default',
+    taskQueue: queue,
+    workflowBundle: bundle,
+    activities: createActivities({ resolveModel, tools }),
+  });
+  return { worker, taskQueue: queue, model, tools };
+}

@@ -1,0 +1,48 @@
+import fc from 'fast-check';
+import {
+  MAX_NOTES_CHARS,
+  MAX_SECTION_CHARS,
+  SECTION_KEY_NAMES,
+  UPDATE_KEYS,
+  ScratchpadSchema,
+  defaultScratchpad,
+  getSection,
+} from '../../src/core/scratchpad';
+import { isEmptied, safeApply } from '../../src/core/update';
+
+const text = fc.string({ maxLength: 1200 });
+const value = fc.oneof(
+  text,
+  text.map((body) => `APPEND: ${body}`),
+  fc.constant('CLEAR'),
+  fc.array(fc.string({ maxLength: 40 }), { maxLength: 5 }),
+  fc.string({ minLength: 5001, maxLength: 5200 }),
+  fc.integer(),
+  fc.constant(null),
+);
+const key = fc.oneof(fc.constantFrom(...UPDATE_KEYS), fc.constantFrom('bogus', 'last_updated', 'IDENTITY'));
+const update = fc.dictionary(key, value, { maxKeys: 5 });
+
+describe('properties of safeApply', () => {
+  it('any sequence of valid and invalid updates keeps every section present and every cap respected', () => {
+    fc.assert(
+      fc.property(fc.array(update, { maxLength: 40 }), (updates) => {
+        let state = defaultScratchpad();
+        for (const args of updates) {
+          const before = state;
+          const outcome = safeApply(state, args);
+          state = outcome.state;
+          if (!outcome.ok) expect(state).toBe(before);
+          expect(ScratchpadSchema.safeParse(state).success).toBe(true);
+          for (const section of SECTION_KEY_NAMES) {
+            expect(typeof getSection(state, section)).toBe('string');
+            expect(getSection(state, section).length).toBeLessThanOrEqual(MAX_SECTION_CHARS);
+          }
+          expect(state.notes.length).toBeLessThanOrEqual(MAX_NOTES_CHARS);
+          expect(isEmptied(state)).toBe(false);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
