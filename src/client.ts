@@ -1,4 +1,9 @@
-import { Client, Connection, type WorkflowHandle, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import {
+  Client,
+  Connection,
+  type WorkflowHandleWithFirstExecutionRunId,
+  WorkflowExecutionAlreadyStartedError,
+} from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { Config } from './config';
 import type { CycleInput, CycleResult } from './core/cycle';
@@ -83,7 +88,7 @@ export interface StartCycleOptions {
 export async function startCycle(
   client: Client,
   options: StartCycleOptions,
-): Promise<WorkflowHandle<typeof agentCycle>> {
+): Promise<WorkflowHandleWithFirstExecutionRunId<typeof agentCycle>> {
   const base = options.from ?? (await activeScratchpad(client, options.agentId))?.state ?? defaultScratchpad();
   const before = enqueueTasks(base, options.tasks ?? []);
   const existing = await listCycles(client, options.agentId);

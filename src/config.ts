@@ -84,15 +84,15 @@ export function parseModelSpec(spec: string): ModelSpec {
 
 export const MODEL_HELP =
   'No usable model is configured. Set one of:\n' +
-  '  ANTHROPIC_API_KEY=sk-...                              (uses anthropic:claude-sonnet-4-5)\n' +
-  '  SCRATCHPAD_MODEL=anthropic:claude-sonnet-4-5          (with ANTHROPIC_API_KEY)\n' +
+  '  ANTHROPIC_API_KEY=sk-...                              (uses anthropic:claude-sonnet-5-5)\n' +
+  '  SCRATCHPAD_MODEL=anthropic:claude-sonnet-5-5          (with ANTHROPIC_API_KEY)\n' +
   '  SCRATCHPAD_MODEL=openai:qwen2.5:7b@http://localhost:11434/v1   (Ollama, llama.cpp, vLLM)\n' +
   '  SCRATCHPAD_MODEL=scripted:path/to/responses.jsonl     (replays recorded responses)\n' +
   'or pass --model with one of those values.';
 
 /** The model spec to use, or a ConfigError that says how to configure one. */
 export function resolveModelSpec(config: Config, override?: string): string {
-  const spec = override ?? config.SCRATCHPAD_MODEL ?? (config.ANTHROPIC_API_KEY ? 'anthropic:claude-sonnet-4-5' : undefined);
+  const spec = override ?? config.SCRATCHPAD_MODEL ?? (config.ANTHROPIC_API_KEY ? 'anthropic:claude-sonnet-5-5' : undefined);
   if (!spec) throw new ConfigError(MODEL_HELP);
   const parsed = parseModelSpec(spec);
   if (parsed.provider === 'anthropic' && !config.ANTHROPIC_API_KEY) {

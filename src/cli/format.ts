@@ -26,6 +26,7 @@ export function parsePositiveInt(name: string) {
 }
 
 /** Link to a workflow in the Temporal Web UI. */
-export function workflowUrl(uiUrl: string, namespace: string, workflowId: string): string {
-  return `${uiUrl.replace(/\/$/, '')}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`;
+export function workflowUrl(uiUrl: string, namespace: string, workflowId: string, runId?: string): string {
+  const base = `${uiUrl.replace(/\/$/, '')}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`;
+  return runId ? `${base}/${encodeURIComponent(runId)}/history` : base;
 }

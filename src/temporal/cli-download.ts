@@ -31,14 +31,20 @@ export async function downloadTemporalCli(url: string, binaryPath: string, conne
   const staging = await fs.mkdtemp(path.join(directory, '.download-'));
   const controller = new AbortController();
   // Abort fast when the host is unreachable, but give the body time once the server has answered.
-  let timer = setTimeout(() => controller.abort(new Error(`no answer within ${connectTimeoutMs} ms`)), connectTimeoutMs);
+  let timer = setTimeout(
+    () => controller.abort(new Error(`no answer within ${connectTimeoutMs} ms`)),
+    connectTimeoutMs,
+  );
   try {
     const response = await fetch(url, { signal: controller.signal });
     clearTimeout(timer);
     timer = setTimeout(() => controller.abort(new Error('download took over 10 minutes')), 10 * 60_000);
     if (!response.ok || !response.body) throw new Error(`HTTP ${response.status} from ${url}`);
     const archive = path.join(staging, 'temporal-archive');
-    await pipeline(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream), createWriteStream(archive));
+    await pipeline(
+      Readable.fromWeb(response.body as import('node:stream/web').ReadableStream),
+      createWriteStream(archive),
+    );
     await promisify(execFile)('tar', ['-xf', archive, '-C', staging], { timeout: 120_000 });
     const name = path.basename(binaryPath);
     await fs.chmod(path.join(staging, name), 0o755);

@@ -9,7 +9,9 @@ export const TEMPORAL_CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal@v1.5.
 export const MINIMUM_GO = { major: 1, minor: 25 };
 
 /** The version `go version` reports, or undefined when no Go toolchain runs. */
-export async function goVersion(env: NodeJS.ProcessEnv): Promise<{ major: number; minor: number; text: string } | undefined> {
+export async function goVersion(
+  env: NodeJS.ProcessEnv,
+): Promise<{ major: number; minor: number; text: string } | undefined> {
   try {
     const { stdout } = await promisify(execFile)('go', ['version'], { env, timeout: 30_000 });
     const match = /go(\d+)\.(\d+)/.exec(stdout);
@@ -45,7 +47,10 @@ export async function goInstallTemporalCli(
       log(line);
     });
   }
-  const heartbeat = setInterval(() => log(`go install still running (${Math.round((Date.now() - started) / 1000)} s)`), 30_000);
+  const heartbeat = setInterval(
+    () => log(`go install still running (${Math.round((Date.now() - started) / 1000)} s)`),
+    30_000,
+  );
   try {
     const code = await new Promise<number | null>((resolve, reject) => {
       child.on('error', reject);

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Whether a process with this pid exists (one owned by another user counts). */
@@ -10,16 +11,31 @@ export function isProcessAlive(pid: number): boolean {
   }
 }
 
+function sendSignal(pid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(pid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `pid` runs a `temporal` binary; where /proc is missing, any live process counts. */
+export function isTemporalProcess(pid: number): boolean {
+  if (!isProcessAlive(pid)) return false;
+  try {
+    return /temporal/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
+  } catch {
+    return process.platform !== 'linux';
+  }
+}
+
 /** Sends SIGTERM to `pid`, then SIGKILL if it has not exited within `timeoutMs`. */
 export async function stopProcess(pid: number, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  try {
-    process.kill(pid, 'SIGTERM');
-  } catch {
-    return;
-  }
+  if (!sendSignal(pid, 'SIGTERM')) return;
   while (isProcessAlive(pid)) {
-    if (Date.now() > deadline) process.kill(pid, 'SIGKILL');
+    if (Date.now() > deadline) sendSignal(pid, 'SIGKILL');
     await sleep(50);
   }
 }

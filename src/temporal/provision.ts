@@ -80,7 +80,12 @@ async function fromEnvVar(context: Context): Promise<string | undefined> {
 async function fromPath(context: Context): Promise<string | undefined> {
   for (const directory of (context.env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
     const candidate = path.join(directory, EXECUTABLE);
-    if (await fs.access(candidate, fs.constants.X_OK).then(() => true, () => false)) {
+    if (
+      await fs.access(candidate, fs.constants.X_OK).then(
+        () => true,
+        () => false,
+      )
+    ) {
       return accept(context, 'PATH', candidate);
     }
   }
@@ -88,7 +93,10 @@ async function fromPath(context: Context): Promise<string | undefined> {
 }
 
 async function fromCache(context: Context): Promise<string | undefined> {
-  const exists = await fs.access(context.cachedBinary).then(() => true, () => false);
+  const exists = await fs.access(context.cachedBinary).then(
+    () => true,
+    () => false,
+  );
   if (!exists) return skip(context, `cache: no copy at ${context.cachedBinary}`);
   return accept(context, 'cache', context.cachedBinary);
 }
@@ -145,7 +153,10 @@ export async function ensureTemporalCli(options: ProvisionOptions = {}): Promise
     const downloadUrl = options.downloadUrl === undefined ? officialDownloadUrl() : options.downloadUrl;
     // Another process may have filled the cache while we waited for the lock.
     const provisioned =
-      (await fs.access(cachedBinary).then(() => accept(context, 'cache', cachedBinary), () => undefined)) ??
+      (await fs.access(cachedBinary).then(
+        () => accept(context, 'cache', cachedBinary),
+        () => undefined,
+      )) ??
       (await fromDownload(context, downloadUrl)) ??
       (options.allowGoInstall === false ? skip(context, 'go install: disabled') : await fromGoInstall(context));
     if (!provisioned) throw noCliError(context.failures);

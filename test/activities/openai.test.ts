@@ -101,7 +101,10 @@ describe('OpenAICompatibleProvider through the callModel activity', () => {
 
     const system = (stub.received[0]?.body as SentBody).messages[0]?.content ?? '';
     expect(system).toContain('This reply MUST use the tool "update_scratchpad".');
-    expect(system).toContain('"trajectory_now"?: string | null | (string | {"task": string, "summary": string})[]');
+    expect(system).toContain(
+      'args: {"<key>"?: string | null | (string | {"task": string, "summary": string})[]} with <key> one of goals, ',
+    );
+    expect(system).toContain('trajectory_now');
   });
 
   it('sends the bare system prompt when no tools are offered', async () => {

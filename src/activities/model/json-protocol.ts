@@ -14,7 +14,12 @@ export function compactSchema(schema: JsonSchema): string {
   if (schema.type === 'object' || schema.properties) {
     const properties = Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>);
     const required = new Set((schema.required ?? []) as string[]);
-    const fields = properties.map(([key, value]) => `"${key}"${required.has(key) ? '' : '?'}: ${compactSchema(value)}`);
+    const sketches = properties.map(([, value]) => compactSchema(value));
+    // Many optional keys of one type (update_scratchpad) would repeat the type per key; name them once.
+    if (properties.length > 3 && required.size === 0 && new Set(sketches).size === 1) {
+      return `{"<key>"?: ${sketches[0]}} with <key> one of ${properties.map(([key]) => key).join(', ')}`;
+    }
+    const fields = properties.map(([key], index) => `"${key}"${required.has(key) ? '' : '?'}: ${sketches[index]}`);
     return `{${fields.join(', ')}}`;
   }
   return typeof schema.type === 'string' ? schema.type : 'any';

@@ -11,7 +11,7 @@ export interface ProviderRequest {
 
 /** One way to reach a model. Providers throw `ApplicationFailure`s typed `ModelError.*`; Temporal retries. */
 export interface ModelProvider {
-  /** Human-readable spec, e.g. `anthropic:claude-sonnet-4-5`. */
+  /** Human-readable spec, e.g. `anthropic:claude-sonnet-5-5`. */
   readonly spec: string;
   complete(request: ProviderRequest, signal?: AbortSignal): Promise<ModelResponse>;
 }

@@ -5,7 +5,9 @@ import { decodeUtf8 } from './decode-text';
 import { errorMessage } from './error-message';
 import type { ToolOptions } from './types';
 
+/** The whole fetch, redirects and body included, is aborted after this. */
 export const WEB_FETCH_TIMEOUT_MS = 10_000;
+/** Redirects followed (each checked against the allow-list) before giving up. */
 export const WEB_FETCH_MAX_REDIRECTS = 5;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 

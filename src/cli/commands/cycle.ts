@@ -64,7 +64,7 @@ export async function cycleCommand(options: CycleOptions): Promise<number> {
       ` (${result.usage.inputTokens} input / ${result.usage.outputTokens} output tokens)`,
     ...(result.error ? [`Error: ${result.error}`] : []),
     ...(before ? ['Changed:', ...describeChanges(diffScratchpads(before, result.after)).map((line) => `  ${line}`)] : []),
-    `Web UI: ${workflowUrl(config.TEMPORAL_UI_URL, config.TEMPORAL_NAMESPACE, handle.workflowId)}`,
+    `Web UI: ${workflowUrl(config.TEMPORAL_UI_URL, config.TEMPORAL_NAMESPACE, handle.workflowId, handle.firstExecutionRunId)}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   return outcomeExitCode(result);

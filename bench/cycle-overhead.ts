@@ -1,0 +1,82 @@
+import * as fs from 'node:fs';
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime, bundleWorkflowCode } from '@temporalio/worker';
+import { registerSearchAttributes } from '../src/temporal/register-search-attributes';
+import { WORKFLOWS_PATH } from '../src/worker';
+import { type BenchOptions, parseBenchOptions } from './bench-options';
+import { benchToolOptions } from './cycle-script';
+import { timeInProcessCycle } from './in-process-cycle';
+import { measureRuns, progress } from './measure';
+import { buildReport, formatReport, summarize } from './report';
+import { type TemporalContext, measureAgentCycle, measureFloor } from './temporal-runs';
+import { openTemporalTarget } from './temporal-target';
+
+type Cleanup = () => Promise<void> | void;
+
+const quietLogger = {
+  log: () => undefined,
+  trace: () => undefined,
+  debug: () => undefined,
+  info: () => undefined,
+  warn: (message: string) => progress(`bundler: ${message}`),
+  error: (message: string) => progress(`bundler: ${message}`),
+};
+
+async function bundle(workflowsPath: string) {
+  progress(`bundling ${workflowsPath}`);
+  return bundleWorkflowCode({ workflowsPath, logger: quietLogger });
+}
+
+async function connect(address: string, namespace: string, cleanups: Cleanup[]): Promise<TemporalContext> {
+  const connection = await NativeConnection.connect({ address });
+  cleanups.push(() => connection.close());
+  const clientConnection = await Connection.connect({ address });
+  cleanups.push(() => clientConnection.close());
+  return { client: new Client({ connection: clientConnection, namespace }), connection, namespace };
+}
+
+async function run(options: BenchOptions, cleanups: Cleanup[]): Promise<void> {
+  const { iterations, runs } = options;
+  const tools = benchToolOptions();
+  cleanups.push(() => fs.rmSync(tools.sandboxRoot, { recursive: true, force: true }));
+  const inProcess = await measureRuns('in-process', runs, () => timeInProcessCycle(iterations, tools));
+
+  const [cycleBundle, floorBundle] = [await bundle(WORKFLOWS_PATH), await bundle(require.resolve('./floor-workflow'))];
+  const target = await openTemporalTarget(options);
+  cleanups.push(() => target.stop());
+  const context = await connect(target.address, target.namespace, cleanups);
+  // A dev server we started registers them at start; an existing one may not have them yet.
+  if (!target.started) await registerSearchAttributes(context.client.connection, target.namespace);
+
+  const agentCycle = await measureAgentCycle(context, cycleBundle, tools, iterations, runs);
+  const floor = await measureFloor(context, floorBundle, iterations, runs);
+
+  const report = buildReport(
+    { iterations, runs, server: target.description },
+    {
+      agentCycle: summarize(agentCycle, iterations),
+      inProcess: summarize(inProcess, iterations),
+      floor: summarize(floor, iterations),
+    },
+  );
+  console.log(formatReport(report));
+  console.log(JSON.stringify({ benchmark: 'cycle-overhead', ...report }));
+}
+
+async function main(): Promise<void> {
+  const options = parseBenchOptions(process.argv.slice(2));
+  // The worker's state changes at INFO would interleave with the report; keep warnings and errors.
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  const cleanups: Cleanup[] = [];
+  try {
+    await run(options, cleanups);
+  } finally {
+    progress('tearing down');
+    for (const cleanup of cleanups.reverse()) await cleanup();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,56 @@
+import { ScriptedProvider } from '../src/activities/model/scripted';
+import { runToolCall } from '../src/activities/tools';
+import type { ToolOptions } from '../src/activities/tools/types';
+import { ACTIVITY_TOOLS } from '../src/core/tools';
+import { dispatch, recordToolResult } from '../src/core/dispatcher';
+import { type Usage, ZERO_USAGE, addUsage } from '../src/core/model';
+import { parseAction } from '../src/core/parse-action';
+import { buildCyclePrompt } from '../src/core/prompts';
+import type { Scratchpad } from '../src/core/scratchpad';
+import { benchScratchpad, echoScript } from './cycle-script';
+import { type Sample, timed } from './measure';
+
+/** What the in-process loop ended with, to check it did the same work as `agentCycle`. */
+export interface InProcessResult {
+  iterations: number;
+  completed: boolean;
+  after: Scratchpad;
+  usage: Usage;
+}
+
+/** `agentCycle`'s loop without Temporal: the same pure functions, provider and tool code, called directly. */
+export async function runInProcessCycle(iterations: number, tools: ToolOptions): Promise<InProcessResult> {
+  const provider = new ScriptedProvider(echoScript(iterations), 'bench in-process');
+  const workTools = [...ACTIVITY_TOOLS];
+  let state = benchScratchpad();
+  let usage = ZERO_USAGE;
+  for (let iteration = 1; iteration <= iterations; iteration++) {
+    const prompt = buildCyclePrompt(state, { iteration, maxIterations: iterations });
+    const response = await provider.complete({
+      system: 'cycle',
+      messages: [{ role: 'user', content: prompt }],
+      tools: [...workTools, 'update_scratchpad', 'done'],
+      toolChoice: 'any',
+      maxTokens: 2048,
+    });
+    usage = addUsage(usage, response.usage);
+    const step = dispatch(state, parseAction(response), workTools);
+    if (step.kind === 'tool') {
+      const call = { cycleId: 'bench/in-process', step: iteration, name: step.action.tool, args: step.action.args };
+      state = recordToolResult(step.state, step.action, await runToolCall(call, tools));
+    } else {
+      state = step.state;
+    }
+    if (step.kind === 'done') return { iterations: iteration, completed: true, after: state, usage };
+  }
+  return { iterations, completed: false, after: state, usage };
+}
+
+/** One timed in-process cycle; throws unless it ran all `iterations` and completed. */
+export async function timeInProcessCycle(iterations: number, tools: ToolOptions): Promise<Sample> {
+  const { ms, value } = await timed(() => runInProcessCycle(iterations, tools));
+  if (!value.completed || value.iterations !== iterations) {
+    throw new Error(`in-process cycle ran ${value.iterations} iterations, completed=${value.completed}`);
+  }
+  return { ms };
+}

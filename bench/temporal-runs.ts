@@ -1,0 +1,108 @@
+import type { Client } from '@temporalio/client';
+import { type NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { createActivities } from '../src/activities';
+import { type ModelResolver, createModelResolver } from '../src/activities/model/registry';
+import { ScriptedProvider } from '../src/activities/model/scripted';
+import type { ToolOptions } from '../src/activities/tools/types';
+import type { agentCycle } from '../src/workflows/agent-cycle';
+import { benchScratchpad, echoScript } from './cycle-script';
+import { floorActivities } from './floor-activities';
+import type { floorCycle } from './floor-workflow';
+import { type HistoryStats, historyStats } from './history-stats';
+import { type Sample, measureRuns, timed } from './measure';
+
+/** What the Temporal modes share: one client, one worker connection, the namespace. */
+export interface TemporalContext {
+  client: Client;
+  connection: NativeConnection;
+  namespace: string;
+}
+
+/** One timed workflow run and the size of its history (fetched after the clock stopped). */
+export interface TemporalSample extends Sample {
+  history: HistoryStats;
+}
+
+function uniqueTaskQueue(name: string): string {
+  return `bench-${name}-${process.pid}-${Date.now()}`;
+}
+
+async function runAgentCycle(
+  context: TemporalContext,
+  resolveModel: ModelResolver,
+  taskQueue: string,
+  iterations: number,
+  run: number,
+): Promise<TemporalSample> {
+  // A fresh script per run: a scripted provider's cursor is shared by every call that resolves its spec.
+  const spec = `scripted:bench-${run}`;
+  resolveModel.register(spec, new ScriptedProvider(echoScript(iterations), spec));
+  const workflowId = `agent/bench/${taskQueue}/cycle/${run}`;
+  const input = { agentId: 'bench', before: benchScratchpad(), maxIterations: iterations, model: spec };
+  const { ms, value } = await timed(() =>
+    context.client.workflow.execute<typeof agentCycle>('agentCycle', { taskQueue, workflowId, args: [input] }),
+  );
+  if (value.outcome !== 'completed' || value.iterations !== iterations) {
+    throw new Error(
+      `agentCycle ${workflowId} ended ${value.outcome} after ${value.iterations} iterations: ${value.error ?? ''}`,
+    );
+  }
+  return { ms, history: await historyStats(context.client, workflowId) };
+}
+
+/** Times `agentCycle` with a scripted zero-latency model and the real `echo` tool, on an in-process worker. */
+export async function measureAgentCycle(
+  context: TemporalContext,
+  bundle: WorkflowBundleWithSourceMap,
+  tools: ToolOptions,
+  iterations: number,
+  runs: number,
+): Promise<TemporalSample[]> {
+  const resolveModel = createModelResolver({});
+  const taskQueue = uniqueTaskQueue('agent-cycle');
+  const worker = await Worker.create({
+    connection: context.connection,
+    namespace: context.namespace,
+    taskQueue,
+    workflowBundle: bundle,
+    activities: createActivities({ resolveModel, tools }),
+  });
+  return worker.runUntil(() =>
+    measureRuns('agentCycle', runs, (run) => runAgentCycle(context, resolveModel, taskQueue, iterations, run)),
+  );
+}
+
+async function runFloor(
+  context: TemporalContext,
+  taskQueue: string,
+  iterations: number,
+  run: number,
+): Promise<TemporalSample> {
+  const workflowId = `bench/${taskQueue}/floor/${run}`;
+  const { ms } = await timed(() =>
+    context.client.workflow.execute<typeof floorCycle>('floorCycle', {
+      taskQueue,
+      workflowId,
+      args: [{ iterations, maxAttempts: 5 }],
+    }),
+  );
+  return { ms, history: await historyStats(context.client, workflowId) };
+}
+
+/** Times the floor workflow (two no-op activities per iteration) on an in-process worker. */
+export async function measureFloor(
+  context: TemporalContext,
+  bundle: WorkflowBundleWithSourceMap,
+  iterations: number,
+  runs: number,
+): Promise<TemporalSample[]> {
+  const taskQueue = uniqueTaskQueue('floor');
+  const worker = await Worker.create({
+    connection: context.connection,
+    namespace: context.namespace,
+    taskQueue,
+    workflowBundle: bundle,
+    activities: floorActivities,
+  });
+  return worker.runUntil(() => measureRuns('floor', runs, (run) => runFloor(context, taskQueue, iterations, run)));
+}

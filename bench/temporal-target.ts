@@ -1,0 +1,48 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { startDevServer } from '../src/temporal/dev-server';
+import { ensureTemporalCli } from '../src/temporal/provision';
+import type { BenchOptions } from './bench-options';
+import { progress } from './measure';
+
+/** The Temporal server the benchmark talks to. */
+export interface TemporalTarget {
+  address: string;
+  namespace: string;
+  /** How the report names the server. */
+  description: string;
+  /** Whether the benchmark started it (and so registered the search attributes at start). */
+  started: boolean;
+  stop(): Promise<void>;
+}
+
+/** Connects to `--address`, or starts a dev server on free ports with state in a fresh SQLite file. */
+export async function openTemporalTarget(options: BenchOptions): Promise<TemporalTarget> {
+  const { namespace } = options;
+  if (options.address) {
+    const stop = async () => undefined;
+    return {
+      address: options.address,
+      namespace,
+      description: `existing server ${options.address}`,
+      started: false,
+      stop,
+    };
+  }
+  const log = (line: string) => progress(`temporal: ${line}`);
+  const cliPath = await ensureTemporalCli({ log });
+  const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'scratchpad-bench-temporal-'));
+  const dbFile = path.join(directory, 'temporal.db');
+  const server = await startDevServer({ cliPath, dbFile, ui: false, namespace, log });
+  return {
+    address: server.address,
+    namespace,
+    description: `dev server ${server.address} (SQLite ${dbFile})`,
+    started: true,
+    async stop() {
+      await server.stop();
+      fs.rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}

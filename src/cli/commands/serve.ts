@@ -1,0 +1,63 @@
+import type { Connection } from '@temporalio/client';
+import * as fs from 'node:fs';
+import { registerSearchAttributes } from '../../temporal/register-search-attributes';
+import { devServerFiles, startDevServer, stopDevServer } from '../../temporal/dev-server';
+import { createWorker } from '../../worker';
+import { CliError, EXIT } from '../errors';
+import * as runtime from '../runtime';
+
+function portOf(address: string): number {
+  return Number(address.slice(address.lastIndexOf(':') + 1));
+}
+
+/** `scratchpad worker`: poll the task queue until interrupted. */
+export async function workerCommand(options: { model?: string }): Promise<number> {
+  const config = runtime.config();
+  const spec = runtime.modelSpec(config, options.model);
+  const worker = await createWorker({ config, modelSpec: spec });
+  process.stderr.write(
+    `Worker polling "${config.SCRATCHPAD_TASK_QUEUE}" at ${config.TEMPORAL_ADDRESS} with model ${spec}; Ctrl-C to stop.\n`,
+  );
+  await worker.run();
+  return EXIT.ok;
+}
+
+/** `scratchpad dev`: a dev server (SQLite file, Web UI) and a worker in the foreground. */
+export async function devCommand(options: { model?: string }): Promise<number> {
+  const config = runtime.config();
+  const spec = runtime.modelSpec(config, options.model);
+  const port = portOf(config.TEMPORAL_ADDRESS);
+  fs.mkdirSync(config.home, { recursive: true });
+  const server = await startDevServer({
+    port,
+    uiPort: port + 1000,
+    dbFile: devServerFiles(config.home).dbFile,
+    namespace: config.TEMPORAL_NAMESPACE,
+  });
+  try {
+    const worker = await createWorker({ config: { ...config, TEMPORAL_ADDRESS: server.address }, modelSpec: spec });
+    process.stderr.write(`Web UI: ${server.uiUrl}\nWorker polling "${config.SCRATCHPAD_TASK_QUEUE}" with model ${spec}; Ctrl-C to stop.\n`);
+    await worker.run();
+  } finally {
+    await server.stop();
+  }
+  return EXIT.ok;
+}
+
+/** `scratchpad setup`: register the project's search attributes on any cluster. */
+export async function setupCommand(): Promise<number> {
+  const config = runtime.config();
+  const client = await runtime.client(config);
+  await registerSearchAttributes(client.connection as Connection, config.TEMPORAL_NAMESPACE);
+  process.stdout.write(`Search attributes registered in namespace ${config.TEMPORAL_NAMESPACE} at ${config.TEMPORAL_ADDRESS}.\n`);
+  return EXIT.ok;
+}
+
+/** `scratchpad server stop`: stop the detached dev server `npm start` left running. */
+export async function serverStopCommand(): Promise<number> {
+  const config = runtime.config();
+  const stopped = await stopDevServer(config.home);
+  if (!stopped) throw new CliError('no dev server started by scratchpad is running');
+  process.stdout.write('Dev server stopped.\n');
+  return EXIT.ok;
+}

@@ -1,0 +1,59 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { toModelFailure } from '../../src/activities/model/errors';
+
+describe('toModelFailure', () => {
+  it.each([
+    [400, 'ModelError.BadRequest', false],
+    [422, 'ModelError.BadRequest', false],
+    [401, 'ModelError.Auth', false],
+    [403, 'ModelError.Auth', false],
+    [404, 'ModelError.NotFound', false],
+    [413, 'ModelError.BadRequest', false],
+    [408, 'ModelError.Timeout', true],
+    [409, 'ModelError.Conflict', true],
+    [429, 'ModelError.RateLimit', true],
+    [500, 'ModelError.Server', true],
+    [502, 'ModelError.Server', true],
+    [503, 'ModelError.Overloaded', true],
+    [529, 'ModelError.Overloaded', true],
+  ])('maps HTTP %i to %s (retryable: %s)', (status, type, retryable) => {
+    const failure = toModelFailure({ status, apiMessage: 'provider text' }, 'test:model');
+
+    expect(failure.type).toBe(type);
+    expect(failure.nonRetryable).toBe(!retryable);
+    expect(failure.message).toBe(`HTTP ${status} from test:model: provider text`);
+  });
+
+  it('prefers retry-after-ms, then retry-after seconds or HTTP-date, from Headers or plain objects', () => {
+    const delay = (headers: Record<string, string>) =>
+      toModelFailure({ status: 429, headers: new Headers(headers) }, 'x').nextRetryDelay;
+
+    expect(delay({ 'retry-after-ms': '250.4', 'retry-after': '9' })).toBe(250);
+    expect(delay({ 'retry-after': '2.5' })).toBe(2500);
+    expect(delay({ 'retry-after': new Date(Date.now() - 60_000).toUTCString() })).toBe(0);
+    expect(delay({ 'retry-after': 'soon' })).toBeUndefined();
+    expect(delay({})).toBeUndefined();
+    expect(toModelFailure({ status: 503, headers: { 'Retry-After': '4' } }, 'x').nextRetryDelay).toBe(4000);
+  });
+
+  it('ignores retry-after on non-retryable statuses', () => {
+    expect(toModelFailure({ status: 400, headers: { 'retry-after': '4' } }, 'x').nextRetryDelay).toBeUndefined();
+  });
+
+  it('classifies network errors and timeouts by name and code, with the cause chain in the message', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
+    const connection = toModelFailure(new TypeError('fetch failed', { cause: refused }), 'x');
+    const timeout = toModelFailure(new DOMException('The operation was aborted due to timeout', 'TimeoutError'), 'x');
+
+    expect(connection).toMatchObject({ type: 'ModelError.Connection', nonRetryable: false });
+    expect(connection.message).toBe('cannot reach x: fetch failed: connect ECONNREFUSED 127.0.0.1:1');
+    expect(timeout).toMatchObject({ type: 'ModelError.Timeout', nonRetryable: false });
+  });
+
+  it('passes ApplicationFailures through and treats anything else as a retryable unknown', () => {
+    const original = ApplicationFailure.nonRetryable('already typed', 'ModelError.BadResponse');
+
+    expect(toModelFailure(original, 'x')).toBe(original);
+    expect(toModelFailure(new Error('boom'), 'x')).toMatchObject({ type: 'ModelError.Unknown', nonRetryable: false });
+  });
+});

@@ -1,0 +1,11 @@
+import type { DevServer } from '../../src/temporal/dev-server';
+
+/** What global-setup leaves for global-teardown; both run in Jest's main process. */
+export interface TestServerHandle {
+  server: DevServer;
+  directory: string;
+}
+
+declare global {
+  var scratchpadTestServer: TestServerHandle | undefined;
+}

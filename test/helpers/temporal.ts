@@ -1,0 +1,20 @@
+import { randomUUID } from 'node:crypto';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+
+/** The address of the dev server test/global-setup.ts started (or TEMPORAL_TEST_ADDRESS given by hand). */
+export function testServerAddress(): string {
+  const address = process.env.TEMPORAL_TEST_ADDRESS;
+  if (!address)
+    throw new Error('TEMPORAL_TEST_ADDRESS is not set: run the tests with jest, whose global setup sets it');
+  return address;
+}
+
+/** A test environment connected to the shared dev server; call `teardown()` in `afterAll`. */
+export function testEnvironment(): Promise<TestWorkflowEnvironment> {
+  return TestWorkflowEnvironment.createFromExistingServer({ address: testServerAddress() });
+}
+
+/** A task queue no other test uses, so workers of different tests never take each other's tasks. */
+export function uniqueTaskQueue(name: string): string {
+  return `${name}-${randomUUID()}`;
+}
