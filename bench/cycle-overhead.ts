@@ -8,8 +8,8 @@ import { benchToolOptions } from './cycle-script';
 import { timeInProcessCycle } from './in-process-cycle';
 import { measureRuns, progress } from './measure';
 import { buildReport, formatReport, summarize } from './report';
-import { type TemporalContext, measureAgentCycle, measureFloor } from './temporal-runs';
-import { openTemporalTarget } from './temporal-target';
+import { type TemporalContext, measureTemporalModes } from './temporal-runs';
+import { type TemporalTarget, openTemporalTarget } from './temporal-target';
 
 type Cleanup = () => Promise<void> | void;
 
@@ -27,11 +27,14 @@ async function bundle(workflowsPath: string) {
   return bundleWorkflowCode({ workflowsPath, logger: quietLogger });
 }
 
-async function connect(address: string, namespace: string, cleanups: Cleanup[]): Promise<TemporalContext> {
+async function connect(target: TemporalTarget, cleanups: Cleanup[]): Promise<TemporalContext> {
+  const { address, namespace } = target;
   const connection = await NativeConnection.connect({ address });
   cleanups.push(() => connection.close());
   const clientConnection = await Connection.connect({ address });
   cleanups.push(() => clientConnection.close());
+  // A dev server we started registers them at start; an existing one may not have them yet.
+  if (!target.started) await registerSearchAttributes(clientConnection, namespace);
   return { client: new Client({ connection: clientConnection, namespace }), connection, namespace };
 }
 
@@ -39,17 +42,20 @@ async function run(options: BenchOptions, cleanups: Cleanup[]): Promise<void> {
   const { iterations, runs } = options;
   const tools = benchToolOptions();
   cleanups.push(() => fs.rmSync(tools.sandboxRoot, { recursive: true, force: true }));
-  const inProcess = await measureRuns('in-process', runs, () => timeInProcessCycle(iterations, tools));
+  const inProcess = await measureRuns(
+    { label: 'in-process', runOnce: () => timeInProcessCycle(iterations, tools) },
+    runs,
+  );
 
-  const [cycleBundle, floorBundle] = [await bundle(WORKFLOWS_PATH), await bundle(require.resolve('./floor-workflow'))];
+  const bundles = {
+    agentCycle: await bundle(WORKFLOWS_PATH),
+    floor: await bundle(require.resolve('./floor-workflow')),
+  };
   const target = await openTemporalTarget(options);
   cleanups.push(() => target.stop());
-  const context = await connect(target.address, target.namespace, cleanups);
-  // A dev server we started registers them at start; an existing one may not have them yet.
-  if (!target.started) await registerSearchAttributes(context.client.connection, target.namespace);
+  const context = await connect(target, cleanups);
 
-  const agentCycle = await measureAgentCycle(context, cycleBundle, tools, iterations, runs);
-  const floor = await measureFloor(context, floorBundle, iterations, runs);
+  const { agentCycle, floor } = await measureTemporalModes(context, bundles, tools, { iterations, runs });
 
   const report = buildReport(
     { iterations, runs, server: target.description },

@@ -20,21 +20,35 @@ export interface Sample {
   ms: number;
 }
 
-/** Runs `runOnce` once to warm up (discarded), then `runs` times; returns the counted samples. */
-export async function measureRuns<T extends Sample>(
-  label: string,
-  runs: number,
-  runOnce: (run: number) => Promise<T>,
-): Promise<T[]> {
-  const warmUp = await runOnce(0);
-  progress(`${label}: warm-up ${formatMs(warmUp.ms)} ms`);
-  const samples: T[] = [];
+/** A mode measured by {@link measureInterleaved}. */
+export interface Mode<T extends Sample> {
+  label: string;
+  runOnce(run: number): Promise<T>;
+}
+
+/**
+ * Warms each mode up once (discarded), then runs them in turns, reversing the order every round, so load that
+ * drifts during the benchmark (other processes, a growing database) falls on every mode alike.
+ */
+export async function measureInterleaved<T extends Sample>(modes: readonly Mode<T>[], runs: number): Promise<T[][]> {
+  for (const mode of modes) progress(`${mode.label}: warm-up ${formatMs((await mode.runOnce(0)).ms)} ms`);
+  const samples: T[][] = modes.map(() => []);
   for (let run = 1; run <= runs; run++) {
-    const sample = await runOnce(run);
-    progress(`${label}: run ${run}/${runs} ${formatMs(sample.ms)} ms`);
-    samples.push(sample);
+    const order = modes.map((_, index) => index);
+    if (run % 2 === 0) order.reverse();
+    for (const index of order) {
+      const sample = await modes[index]!.runOnce(run);
+      progress(`${modes[index]!.label}: run ${run}/${runs} ${formatMs(sample.ms)} ms`);
+      samples[index]!.push(sample);
+    }
   }
   return samples;
+}
+
+/** One mode alone: a discarded warm-up, then `runs` counted samples. */
+export async function measureRuns<T extends Sample>(mode: Mode<T>, runs: number): Promise<T[]> {
+  const [samples] = await measureInterleaved([mode], runs);
+  return samples!;
 }
 
 /** Milliseconds `work` took, with its result. */

@@ -1,4 +1,4 @@
-import type { HistoryStats } from './history-stats';
+import type { HistoryStats, PhaseTimes } from './history-stats';
 import { type Sample, formatMs, median } from './measure';
 
 /** The target: agentCycle may cost at most this many times the floor per iteration. */
@@ -11,6 +11,8 @@ export interface HistorySummary {
   workflowTasksPerIteration: number;
   /** Encoded bytes per iteration by event type, from the median-time run. */
   bytesPerIterationByEventType: Record<string, number>;
+  /** Milliseconds per iteration in each phase, medians over the runs. */
+  phasesMsPerIteration: PhaseTimes;
 }
 
 /** One mode's result, per iteration. */
@@ -34,6 +36,16 @@ export interface BenchReport {
   pass: boolean;
 }
 
+function medianPhases(phases: readonly PhaseTimes[], iterations: number): PhaseTimes {
+  const perIteration = (key: keyof PhaseTimes) => median(phases.map((times) => times[key])) / iterations;
+  return {
+    workflowTaskWaitMs: perIteration('workflowTaskWaitMs'),
+    workflowTaskRunMs: perIteration('workflowTaskRunMs'),
+    activityWaitMs: perIteration('activityWaitMs'),
+    activityRunMs: perIteration('activityRunMs'),
+  };
+}
+
 function summarizeHistory(
   samples: readonly { ms: number; history: HistoryStats }[],
   iterations: number,
@@ -45,6 +57,10 @@ function summarizeHistory(
     bytesPerIteration: median(samples.map((sample) => sample.history.bytes)) / iterations,
     workflowTasksPerIteration: median(samples.map((sample) => sample.history.workflowTasks)) / iterations,
     bytesPerIterationByEventType: Object.fromEntries(byType),
+    phasesMsPerIteration: medianPhases(
+      samples.map((sample) => sample.history.phases),
+      iterations,
+    ),
   };
 }
 
@@ -108,13 +124,35 @@ function eventTypeTable(report: BenchReport): string {
   return table([['history bytes per iteration, by event type', 'agentCycle', 'floor'], ...rows]);
 }
 
+const PHASE_LABELS: Record<keyof PhaseTimes, string> = {
+  workflowTaskWaitMs: 'workflow task: scheduled → picked up',
+  workflowTaskRunMs: 'workflow task: picked up → completed',
+  activityWaitMs: 'activity: scheduled → picked up',
+  activityRunMs: 'activity: picked up → completed',
+};
+
+function phaseTable(report: BenchReport): string {
+  const modes = [report.agentCycle, report.floor];
+  const keys = Object.keys(PHASE_LABELS) as (keyof PhaseTimes)[];
+  const rest = (mode: ModeSummary) =>
+    mode.msPerIteration - keys.reduce((sum, key) => sum + (mode.history?.phasesMsPerIteration[key] ?? 0), 0);
+  return table([
+    ['ms per iteration, from history timestamps', 'agentCycle', 'floor'],
+    ...keys.map((key) => [
+      PHASE_LABELS[key],
+      ...modes.map((mode) => formatMs(mode.history?.phasesMsPerIteration[key] ?? 0)),
+    ]),
+    ['rest (start, result, between events)', ...modes.map((mode) => formatMs(rest(mode)))],
+  ]);
+}
+
 /** The human-readable report: settings, the table, the ratios with the verdict, the history breakdown. */
 export function formatReport(report: BenchReport): string {
   const toolCalls = report.iterations - 1;
   const verdict = report.pass ? 'PASS' : 'FAIL';
   return [
     `cycle overhead: ${report.iterations} iterations per cycle (${toolCalls} echo tool calls, then done)`,
-    `medians of ${report.runs} runs after 1 uncounted warm-up; server: ${report.server}`,
+    `medians of ${report.runs} runs after 1 uncounted warm-up (agentCycle and floor runs interleaved); server: ${report.server}`,
     '',
     table([
       ['mode', 'ms/iteration', 'runs (ms/iteration)', 'events/iter', 'bytes/iter', 'workflow tasks/iter'],
@@ -125,6 +163,8 @@ export function formatReport(report: BenchReport): string {
     '',
     `agentCycle / in-process: ${report.agentCycleToInProcess.toFixed(1)}×`,
     `agentCycle / floor:      ${report.agentCycleToFloor.toFixed(2)}× (target ≤ ${report.target}×) ${verdict}`,
+    '',
+    phaseTable(report),
     '',
     eventTypeTable(report),
   ].join('\n');

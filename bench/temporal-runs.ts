@@ -9,7 +9,7 @@ import { benchScratchpad, echoScript } from './cycle-script';
 import { floorActivities } from './floor-activities';
 import type { floorCycle } from './floor-workflow';
 import { type HistoryStats, historyStats } from './history-stats';
-import { type Sample, measureRuns, timed } from './measure';
+import { type Mode, type Sample, measureInterleaved, timed } from './measure';
 
 /** What the Temporal modes share: one client, one worker connection, the namespace. */
 export interface TemporalContext {
@@ -21,6 +21,11 @@ export interface TemporalContext {
 /** One timed workflow run and the size of its history (fetched after the clock stopped). */
 export interface TemporalSample extends Sample {
   history: HistoryStats;
+}
+
+/** A Temporal mode: its in-process worker and how to run it once. */
+interface TemporalMode extends Mode<TemporalSample> {
+  worker: Worker;
 }
 
 function uniqueTaskQueue(name: string): string {
@@ -50,14 +55,13 @@ async function runAgentCycle(
   return { ms, history: await historyStats(context.client, workflowId) };
 }
 
-/** Times `agentCycle` with a scripted zero-latency model and the real `echo` tool, on an in-process worker. */
-export async function measureAgentCycle(
+/** `agentCycle` with a scripted zero-latency model and the real `echo` tool through the real activities. */
+async function agentCycleMode(
   context: TemporalContext,
   bundle: WorkflowBundleWithSourceMap,
   tools: ToolOptions,
   iterations: number,
-  runs: number,
-): Promise<TemporalSample[]> {
+): Promise<TemporalMode> {
   const resolveModel = createModelResolver({});
   const taskQueue = uniqueTaskQueue('agent-cycle');
   const worker = await Worker.create({
@@ -67,9 +71,11 @@ export async function measureAgentCycle(
     workflowBundle: bundle,
     activities: createActivities({ resolveModel, tools }),
   });
-  return worker.runUntil(() =>
-    measureRuns('agentCycle', runs, (run) => runAgentCycle(context, resolveModel, taskQueue, iterations, run)),
-  );
+  return {
+    label: 'agentCycle',
+    worker,
+    runOnce: (run) => runAgentCycle(context, resolveModel, taskQueue, iterations, run),
+  };
 }
 
 async function runFloor(
@@ -79,23 +85,20 @@ async function runFloor(
   run: number,
 ): Promise<TemporalSample> {
   const workflowId = `bench/${taskQueue}/floor/${run}`;
+  // maxAttempts 5 is agentCycle's default.
+  const args: Parameters<typeof floorCycle> = [{ iterations, maxAttempts: 5 }];
   const { ms } = await timed(() =>
-    context.client.workflow.execute<typeof floorCycle>('floorCycle', {
-      taskQueue,
-      workflowId,
-      args: [{ iterations, maxAttempts: 5 }],
-    }),
+    context.client.workflow.execute<typeof floorCycle>('floorCycle', { taskQueue, workflowId, args }),
   );
   return { ms, history: await historyStats(context.client, workflowId) };
 }
 
-/** Times the floor workflow (two no-op activities per iteration) on an in-process worker. */
-export async function measureFloor(
+/** The floor workflow: two no-op activities per iteration. */
+async function floorMode(
   context: TemporalContext,
   bundle: WorkflowBundleWithSourceMap,
   iterations: number,
-  runs: number,
-): Promise<TemporalSample[]> {
+): Promise<TemporalMode> {
   const taskQueue = uniqueTaskQueue('floor');
   const worker = await Worker.create({
     connection: context.connection,
@@ -104,5 +107,20 @@ export async function measureFloor(
     workflowBundle: bundle,
     activities: floorActivities,
   });
-  return worker.runUntil(() => measureRuns('floor', runs, (run) => runFloor(context, taskQueue, iterations, run)));
+  return { label: 'floor', worker, runOnce: (run) => runFloor(context, taskQueue, iterations, run) };
+}
+
+/** Measures `agentCycle` and the floor in turns, each on its own in-process worker; returns both sample lists. */
+export async function measureTemporalModes(
+  context: TemporalContext,
+  bundles: { agentCycle: WorkflowBundleWithSourceMap; floor: WorkflowBundleWithSourceMap },
+  tools: ToolOptions,
+  options: { iterations: number; runs: number },
+): Promise<{ agentCycle: TemporalSample[]; floor: TemporalSample[] }> {
+  const cycle = await agentCycleMode(context, bundles.agentCycle, tools, options.iterations);
+  const floor = await floorMode(context, bundles.floor, options.iterations);
+  const [cycleSamples, floorSamples] = await cycle.worker.runUntil(() =>
+    floor.worker.runUntil(() => measureInterleaved([cycle, floor], options.runs)),
+  );
+  return { agentCycle: cycleSamples!, floor: floorSamples! };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_BUDGET_CHARS } from './budget';
 import { UsageSchema } from './model';
 import { ScratchpadSchema } from './scratchpad';
 import { ACTIVITY_TOOLS } from './tools';
@@ -25,6 +26,17 @@ export const CycleInputSchema = z.object({
   tools: z.array(z.string()).default([...ACTIVITY_TOOLS]),
   /** Attempts per activity before the cycle fails (Temporal retries in between). */
   maxAttempts: z.number().int().min(1).max(20).default(5),
+  /** `task`: seed 000's loop over the task queue; `chat`: seed 001's respond → reflect turn on `message`. */
+  mode: z.enum(['task', 'chat']).default('task'),
+  message: z.string().optional(),
+  /** Chat: a separate reflect call (seed 001 two-phase) or the update riding in the response. */
+  twoPhase: z.boolean().default(true),
+  /** Chat: model spec for the reflect phase (a cheaper one). */
+  reflectModel: z.string().optional(),
+  /** Ceiling on the rendered scratchpad; older content beyond it is archived. */
+  budgetChars: z.number().int().min(1000).max(200_000).default(DEFAULT_BUDGET_CHARS),
+  /** Directives held for this cycle while no cycle was running. */
+  directives: z.array(z.string()).default([]),
 });
 export type CycleInput = z.input<typeof CycleInputSchema>;
 export type ParsedCycleInput = z.output<typeof CycleInputSchema>;
@@ -33,13 +45,14 @@ export const TraceEntrySchema = z.object({
   iteration: z.number(),
   request: z.object({ promptChars: z.number(), tools: z.array(z.string()) }),
   response: z.object({ text: z.string(), toolCalls: z.array(z.string()), stopReason: z.string().nullable() }),
-  dispatch: z.enum(['tool', 'update', 'done', 'parse_error', 'unknown_tool']),
+  dispatch: z.enum(['tool', 'update', 'done', 'parse_error', 'unknown_tool', 'reply', 'reflect']),
+  phase: z.enum(['task', 'respond', 'reflect']).default('task'),
   action: z.object({ tool: z.string(), args: z.unknown() }).optional(),
   observation: z.string().optional(),
   error: z.string().optional(),
   usage: UsageSchema,
 });
-export type TraceEntry = z.infer<typeof TraceEntrySchema>;
+export type TraceEntry = z.input<typeof TraceEntrySchema>;
 
 /** Result of one cycle: seed 000's after-state (with `last_updated` untouched) and what happened. */
 export const CycleResultSchema = z.object({
@@ -50,5 +63,13 @@ export const CycleResultSchema = z.object({
   iterations: z.number(),
   usage: UsageSchema,
   error: z.string().optional(),
+  /** Chat: the assistant's reply. */
+  reply: z.string().optional(),
+  /** Directives this cycle showed the model, with the iteration that first saw each. */
+  directives: z.array(z.object({ text: z.string(), iteration: z.number() })).default([]),
+  /** Usage split by the model that reported it, for cost. */
+  usageByModel: z.record(z.string(), UsageSchema).default({}),
+  /** Content moved out of the scratchpad to keep it within budget. */
+  archived: z.array(z.object({ section: z.string(), id: z.string(), chars: z.number() })).default([]),
 });
-export type CycleResult = z.infer<typeof CycleResultSchema>;
+export type CycleResult = z.input<typeof CycleResultSchema>;

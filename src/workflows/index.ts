@@ -1,1 +1,2 @@
 export { agentCycle } from './agent-cycle';
+export { agent } from './agent';

@@ -3,6 +3,7 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Connection } from '@temporalio/client';
+import { msToTs } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
 import { isServerAnswering } from '../../src/temporal/dev-server';
 import { freePort } from '../../src/temporal/free-port';
@@ -42,7 +43,7 @@ describe('the dev server from global setup', () => {
     const namespace = `search-attributes-${randomUUID()}`;
     await connection.workflowService.registerNamespace({
       namespace,
-      workflowExecutionRetentionPeriod: { seconds: 24 * 60 * 60 },
+      workflowExecutionRetentionPeriod: msToTs('1 day'),
     });
     expect(Object.keys(await customAttributes(namespace))).not.toContain('AgentId');
     await registerSearchAttributes(connection, namespace);

@@ -42,7 +42,7 @@ function toolLines(name: Parameters<typeof toolInputSchema>[0]): string[] {
 
 function choiceLine(choice: ProviderRequest['toolChoice']): string {
   if (typeof choice === 'object') return `This reply MUST use the tool "${choice.name}".`;
-  return choice === 'any' ? 'This reply MUST call one of the tools.' : 'Pick the tool that best fits.';
+  return 'This reply MUST call one of the tools.';
 }
 
 /**
@@ -57,9 +57,17 @@ export function jsonProtocolSystem(request: ProviderRequest): string {
     system,
     '',
     '## Reply format',
-    'Reply with exactly one JSON object and nothing else (no prose, no second object):',
-    '{"tool": "<name>", "args": {...}}',
-    choiceLine(request.toolChoice),
+    ...(request.toolChoice === 'auto'
+      ? [
+          'To use a tool, reply with exactly one JSON object and nothing else:',
+          '{"tool": "<name>", "args": {...}}',
+          'Otherwise reply to the user in plain text.',
+        ]
+      : [
+          'Reply with exactly one JSON object and nothing else (no prose, no second object):',
+          '{"tool": "<name>", "args": {...}}',
+          choiceLine(request.toolChoice),
+        ]),
     '',
     'Tools:',
     ...tools.flatMap(toolLines),

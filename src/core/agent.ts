@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import { DEFAULT_BUDGET_CHARS } from './budget';
+import { CycleOutcomeSchema, DEFAULT_MAX_ITERATIONS, TriggerSchema } from './cycle';
+import { UsageSchema } from './model';
+import { ScratchpadSchema, UPDATE_KEYS } from './scratchpad';
+
+export const MAX_MESSAGE_CHARS = 20_000;
+
+/** How an agent runs its cycles; set at first start, changed with the `configure` update. */
+export const AgentSettingsSchema = z.object({
+  model: z.string().optional(),
+  reflectModel: z.string().optional(),
+  twoPhase: z.boolean().default(true),
+  maxIterations: z.number().int().min(1).max(200).default(DEFAULT_MAX_ITERATIONS),
+  budgetChars: z.number().int().min(1000).max(200_000).default(DEFAULT_BUDGET_CHARS),
+  /** Continue-as-new after this many cycles in one run, or earlier when Temporal suggests it. */
+  continueAsNewEvery: z.number().int().min(1).max(10_000).default(100),
+});
+export type AgentSettings = z.output<typeof AgentSettingsSchema>;
+
+/** One cycle as the agent remembers it. */
+export const CycleRecordSchema = z.object({
+  cycleId: z.string(),
+  trigger: TriggerSchema,
+  outcome: CycleOutcomeSchema,
+  iterations: z.number(),
+  usage: UsageSchema,
+  directives: z.array(z.string()),
+  error: z.string().optional(),
+});
+export type CycleRecord = z.infer<typeof CycleRecordSchema>;
+
+export const DirectiveRecordSchema = z.object({ text: z.string(), cycleId: z.string().nullable() });
+export type DirectiveRecord = z.infer<typeof DirectiveRecordSchema>;
+
+/** What the agent workflow starts with, and what it carries across continue-as-new. */
+export const AgentInputSchema = z.object({
+  agentId: z.string().min(1),
+  purpose: z.string().optional(),
+  scratchpad: ScratchpadSchema.optional(),
+  settings: AgentSettingsSchema.default(AgentSettingsSchema.parse({})),
+  carried: z
+    .object({
+      cycleCount: z.number().int().nonnegative(),
+      cycles: z.array(CycleRecordSchema),
+      heldDirectives: z.array(z.string()),
+      directiveLog: z.array(DirectiveRecordSchema),
+      usageByModel: z.record(z.string(), UsageSchema),
+      runs: z.number().int().nonnegative(),
+      pendingWake: z.boolean().default(false),
+    })
+    .optional(),
+});
+export type AgentInput = z.input<typeof AgentInputSchema>;
+
+export const SendArgsSchema = z.object({ message: z.string().trim().min(1).max(MAX_MESSAGE_CHARS) });
+export const EnqueueArgsSchema = z
+  .object({
+    tasks: z.array(z.string().trim().min(1).max(5000)).default([]),
+    goals: z.array(z.string().trim().min(1).max(5000)).default([]),
+  })
+  .refine((value) => value.tasks.length + value.goals.length > 0, { message: 'give at least one task or goal' });
+export const RunCycleArgsSchema = z.object({
+  tasks: z.array(z.string().trim().min(1).max(5000)).default([]),
+  maxIterations: z.number().int().min(1).max(200).optional(),
+  model: z.string().optional(),
+});
+export const InjectArgsSchema = z.object({
+  section: z.enum(UPDATE_KEYS as unknown as [string, ...string[]]),
+  content: z.string(),
+});
+export const WakeArgsSchema = z
+  .object({ tasks: z.array(z.string().trim().min(1).max(5000)).default([]), trigger: TriggerSchema.default('manual') })
+  .default({ tasks: [], trigger: 'manual' });
+
+export type SendArgs = z.input<typeof SendArgsSchema>;
+export type EnqueueArgs = z.input<typeof EnqueueArgsSchema>;
+export type RunCycleArgs = z.input<typeof RunCycleArgsSchema>;
+export type InjectArgs = z.input<typeof InjectArgsSchema>;
+export type WakeArgs = z.input<typeof WakeArgsSchema>;
+
+export interface SendResult {
+  reply: string;
+  cycleId: string;
+  outcome: z.infer<typeof CycleOutcomeSchema>;
+}
+
+export interface AgentStatus {
+  agentId: string;
+  cycleCount: number;
+  running: { cycleId: string; trigger: string } | null;
+  queued: number;
+  heldDirectives: string[];
+  usage: z.infer<typeof UsageSchema>;
+  costUsd: number | null;
+  settings: AgentSettings;
+  runs: number;
+}

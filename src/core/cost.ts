@@ -1,0 +1,39 @@
+import type { Usage } from './model';
+
+/** US dollars per million tokens: input, output, cache write, cache read. */
+interface Price {
+  input: number;
+  output: number;
+  cacheWrite: number;
+  cacheRead: number;
+}
+
+const family = (input: number, output: number): Price => ({
+  input,
+  output,
+  cacheWrite: input * 1.25,
+  cacheRead: input * 0.1,
+});
+
+// List prices by model family; a model not matched has no price and is reported as such.
+const PRICES: [RegExp, Price][] = [
+  [/claude-.*haiku-4/, family(1, 5)],
+  [/claude-.*haiku/, family(1, 5)],
+  [/claude-.*sonnet/, family(3, 15)],
+  [/claude-opus-4-[01]/, family(15, 75)],
+  [/claude-.*opus/, family(5, 25)],
+];
+
+/** Price of one model's usage in US dollars, or undefined when the model has no known price. */
+export function usageCost(model: string, usage: Usage): number | undefined {
+  if (model.startsWith('scripted:') || model.startsWith('openai:')) return 0;
+  const price = PRICES.find(([pattern]) => pattern.test(model))?.[1];
+  if (!price) return undefined;
+  return (
+    (usage.inputTokens * price.input +
+      usage.outputTokens * price.output +
+      usage.cacheWriteTokens * price.cacheWrite +
+      usage.cacheReadTokens * price.cacheRead) /
+    1_000_000
+  );
+}

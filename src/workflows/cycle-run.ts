@@ -1,0 +1,112 @@
+import { type RetryPolicy, proxyActivities, setCurrentDetails } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import { applyArchive, planArchive } from '../core/budget';
+import type { ParsedCycleInput, TraceEntry } from '../core/cycle';
+import { type ModelRequest, type ModelResponse, type Usage, ZERO_USAGE, addUsage } from '../core/model';
+import type { Observation } from '../core/observation';
+import type { Action } from '../core/parse-action';
+import { renderMarkdown } from '../core/render';
+import type { Scratchpad } from '../core/scratchpad';
+import { appendNote, safeApply } from '../core/update';
+
+const NON_RETRYABLE_MODEL_ERRORS = [
+  'ModelError.BadRequest',
+  'ModelError.Auth',
+  'ModelError.NotFound',
+  'ModelError.ScriptExhausted',
+  'ModelError.NotConfigured',
+  'ModelError.BadResponse',
+];
+
+function activitiesFor(input: ParsedCycleInput): Pick<Activities, 'callModel' | 'runTool'> {
+  const retry: RetryPolicy = {
+    initialInterval: '1s',
+    backoffCoefficient: 2,
+    maximumInterval: '1m',
+    maximumAttempts: input.maxAttempts,
+  };
+  const { callModel } = proxyActivities<Activities>({
+    startToCloseTimeout: '3m',
+    retry: { ...retry, nonRetryableErrorTypes: NON_RETRYABLE_MODEL_ERRORS },
+  });
+  const { runTool } = proxyActivities<Activities>({ startToCloseTimeout: '2m', retry });
+  return { callModel, runTool };
+}
+
+/**
+ * The mutable state of one cycle execution: the live scratchpad, trace, usage and directive inbox,
+ * plus the activity calls that update them. Queries read it; the task loop and chat turn drive it.
+ */
+export class CycleRun {
+  state: Scratchpad;
+  readonly trace: TraceEntry[] = [];
+  usage: Usage = ZERO_USAGE;
+  readonly usageByModel: Record<string, Usage> = {};
+  iterations = 0;
+  readonly archived: { section: string; id: string; chars: number }[] = [];
+  private readonly inbox: string[] = [];
+  private readonly shown: { text: string; iteration: number }[] = [];
+  private readonly activities: Pick<Activities, 'callModel' | 'runTool'>;
+
+  constructor(
+    readonly input: ParsedCycleInput,
+    readonly cycleId: string,
+    /** Stores archived scratchpad content durably and returns its id. */
+    private readonly archiver: (section: string, content: string) => Promise<string>,
+  ) {
+    this.state = input.before;
+    this.activities = activitiesFor(input);
+    this.inbox.push(...input.directives);
+  }
+
+  /** A directive signal: the model sees it from its next iteration on. */
+  receiveDirective(text: string): void {
+    this.inbox.push(text);
+  }
+
+  /** Every directive of this cycle so far, marking new ones as first seen at `iteration`. */
+  directivesFor(iteration: number): string[] {
+    for (const text of this.inbox.splice(0)) this.shown.push({ text, iteration });
+    return this.shown.map((entry) => entry.text);
+  }
+
+  get directives(): { text: string; iteration: number }[] {
+    return [...this.shown];
+  }
+
+  async callModel(request: ModelRequest): Promise<ModelResponse> {
+    const response = await this.activities.callModel(request);
+    this.usage = addUsage(this.usage, response.usage);
+    this.usageByModel[response.model] = addUsage(this.usageByModel[response.model] ?? ZERO_USAGE, response.usage);
+    return response;
+  }
+
+  runTool(action: Action, step: number): Promise<Observation> {
+    return this.activities.runTool({ cycleId: this.cycleId, step, name: action.tool, args: action.args });
+  }
+
+  /** Applies an `update_scratchpad` call with seed 001's safe_apply; a rejection is noted, never thrown. */
+  applyUpdate(args: unknown): string | undefined {
+    const outcome = safeApply(this.state, args);
+    if (outcome.ok) {
+      this.state = outcome.state;
+      return undefined;
+    }
+    this.state = { ...this.state, notes: appendNote(this.state.notes, `[UPDATE REJECTED] ${outcome.error}`) };
+    return outcome.error;
+  }
+
+  /** The Web UI shows a workflow's current details: keep the live scratchpad there. */
+  publish(prefix = ''): void {
+    setCurrentDetails(`${prefix}${renderMarkdown(this.state)}`);
+  }
+
+  /** Keeps the rendered scratchpad within budget by archiving the oldest content of growing sections. */
+  async enforceBudget(): Promise<void> {
+    for (const cut of planArchive(this.state, this.input.budgetChars)) {
+      const id = await this.archiver(cut.section, cut.removed);
+      this.state = applyArchive(this.state, cut, id);
+      this.archived.push({ section: cut.section, id, chars: cut.removed.length });
+    }
+  }
+}
