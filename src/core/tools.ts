@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { READ_DEFAULT_CHARS, READ_MAX_BYTES, READ_MAX_CHARS } from './observation';
 import { UPDATE_KEYS } from './scratchpad';
 
 const updateValue = z.union([
@@ -26,6 +27,38 @@ export const TOOL_ARGS = {
     url: z.string().describe('http(s) URL on an allowed host'),
     max_bytes: z.number().int().positive().optional().describe('Stop reading after this many bytes'),
   }),
+  scratchpad_read: z.object({
+    scratchpad_id: z
+      .string()
+      .regex(/^[0-9a-f]{16}$/, 'expected the 16 hexadecimal characters of a scratchpad_id')
+      .describe("Id from the 'scratchpad_id' field of a previous observation"),
+    mode: z.enum(['full', 'head', 'tail', 'range', 'lines', 'grep']).optional().describe('What to read (default head)'),
+    n: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe(`head/tail: characters to read (default ${READ_DEFAULT_CHARS}, at most ${READ_MAX_CHARS})`),
+    start: z.number().int().nonnegative().optional().describe('range: index of the first character, from 0'),
+    end: z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .describe(`range: index after the last character (exclusive; default start + ${READ_DEFAULT_CHARS})`),
+    line_start: z.number().int().positive().optional().describe('lines: first line, from 1 (default 1)'),
+    line_end: z.number().int().positive().optional().describe('lines: last line, inclusive (default line_start + 99)'),
+    pattern: z.string().min(1).max(1000).optional().describe('grep: regular expression (JavaScript syntax) to find'),
+    ignore_case: z.boolean().optional().describe('grep: match letters of either case'),
+    context: z.number().int().min(0).max(20).optional().describe('grep: lines shown around each match (default 2)'),
+    max_matches: z
+      .number()
+      .int()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe('grep: matching lines to show at most (default 20)'),
+  }),
   update_scratchpad: z
     .object(Object.fromEntries(UPDATE_KEYS.map((key) => [key, updateValue.optional()])) as Record<string, z.ZodOptional<typeof updateValue>>)
     .strict(),
@@ -40,6 +73,14 @@ export const TOOL_DESCRIPTIONS: Record<ToolName, string> = {
   fs_read: 'Read a file inside the sandbox.',
   fs_write: 'Write a file inside the sandbox, creating directories as needed.',
   web_fetch: 'Fetch a URL from an allowed host; the body is capped in size.',
+  scratchpad_read:
+    'Read a large observation saved in the scratchpad store (an observation with a scratchpad_id shows only its start ' +
+    'and end). Modes: full (small entries only), head / tail (first / last n characters), range (characters start to ' +
+    'end, end exclusive), lines (line_start to line_end), grep (lines matching pattern, with context, numbered "N:" ' +
+    'for matches and "N-" for context). Characters are Unicode characters, never split. Binary entries read as ' +
+    `base64 slices of at most ${READ_MAX_BYTES} bytes (full, head, tail, range; positions count bytes). Call it as ` +
+    'often as needed with different modes. To pass the full content of step N to another tool, write ' +
+    '{{stepN.content}} (or any top-level field: {{stepN.path}}) in its arguments.',
   update_scratchpad:
     'Update your scratchpad. Pass only keys that change. A value replaces the key; prefix "APPEND: " to add a line; "CLEAR" empties it. ' +
     'pending_actions and goals take a list (replaced); completed_tasks takes a list (appended). Section keys: identity_purpose, identity_user, ' +

@@ -1,9 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isProcessAlive } from './process-control';
 
 async function tryAcquire(lockPath: string): Promise<number | undefined> {
-  const staging = `${lockPath}.${process.pid}`;
+  const staging = `${lockPath}.${process.pid}.${randomUUID()}`;
   await fs.writeFile(staging, `${process.pid}\n`);
   try {
     // link() fails when the lock exists, so the lock appears atomically and already holds our pid.

@@ -7,6 +7,7 @@ import {
   continueAsNew,
   setHandler,
   startChild,
+  upsertMemo,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -106,12 +107,21 @@ export async function agent(rawInput: AgentInput): Promise<void> {
   const awaited = new Set<number>();
   // Changes to the scratchpad requested while a cycle runs wait for its result, or they would be overwritten.
   const deferred: (() => void)[] = [];
-  let running: { cycleId: string; trigger: Trigger; handle: ChildWorkflowHandle<typeof agentCycle> } | null = null;
+  let running: { cycleId: string; trigger: Trigger; handle?: ChildWorkflowHandle<typeof agentCycle> } | null = null;
   let forwarded: string[] = [];
   let nextItemId = 1;
   let cyclesThisRun = 0;
 
-  const mutate = (change: () => void) => (running ? deferred.push(change) : change());
+  // The memo lets `show` and `snapshots` read the active scratchpad from the server with no worker running.
+  const persist = () => upsertMemo({ scratchpad });
+  const mutate = (change: () => void) => {
+    if (running) {
+      deferred.push(change);
+      return;
+    }
+    change();
+    persist();
+  };
   const mutated = async <T>(change: () => T): Promise<T> => {
     let result: { value: T } | undefined;
     mutate(() => (result = { value: change() }));
@@ -221,14 +231,16 @@ export async function agent(rawInput: AgentInput): Promise<void> {
     if (typeof text !== 'string' || text.trim() === '') return;
     if (running) {
       forwarded.push(text);
-      // Forwarded without awaiting: the cycle shows it at its next iteration.
-      void running.handle.signal(directiveSignal, text).catch(() => undefined);
+      // Sent without awaiting: the cycle shows it at its next iteration. Before the child has started,
+      // it is sent as soon as the handle exists.
+      if (running.handle) void running.handle.signal(directiveSignal, text).catch(() => undefined);
     } else {
       heldDirectives.push(text);
     }
   });
 
   upsertSearchAttributes([{ key: agentIdKey, value: agentId }]);
+  persist();
   if (carried?.pendingWake && hasWork(scratchpad)) wake('manual');
 
   const runItem = async (item: WorkItem): Promise<Finished> => {
@@ -252,6 +264,7 @@ export async function agent(rawInput: AgentInput): Promise<void> {
       directives,
     };
     forwarded = [];
+    running = { cycleId, trigger };
     let result: CycleResult;
     try {
       const handle = await startChild(agentCycle, {
@@ -262,6 +275,7 @@ export async function agent(rawInput: AgentInput): Promise<void> {
         staticSummary: summaryOf(item, scratchpad),
       });
       running = { cycleId, trigger, handle };
+      for (const text of forwarded) void handle.signal(directiveSignal, text).catch(() => undefined);
       result = await handle.result();
     } catch (error) {
       // A cycle that fails outside its own fallback (terminated, bad input) leaves the memory as it was.
@@ -302,6 +316,7 @@ export async function agent(rawInput: AgentInput): Promise<void> {
       { key: lastOutcomeKey, value: result.outcome },
     ]);
     for (const change of deferred.splice(0)) change();
+    persist();
     return { record, reply: result.reply };
   };
 

@@ -20,10 +20,10 @@ describe('dispatcher (seed 000)', () => {
     expect(next.pending_actions).toEqual(base.pending_actions);
   });
 
-  it('cuts a tool result at 300 characters in notes', () => {
-    const next = recordToolResult(base, { tool: 'echo', args: {} }, { ok: true, result: 'x'.repeat(1000) });
+  it('cuts a tool result at 1500 characters in notes (seed 002)', () => {
+    const next = recordToolResult(base, { tool: 'echo', args: {} }, { ok: true, result: 'x'.repeat(2000) });
     const line = next.notes.split('\n').pop() as string;
-    expect(line).toBe(`[TOOL] echo({}) → ${'x'.repeat(300)}`);
+    expect(line).toBe(`[TOOL] echo({}) → ${'x'.repeat(1500)}`);
   });
 
   it('applies update_scratchpad: pending replaced, completed extended', () => {

@@ -1,0 +1,119 @@
+import {
+  type Client,
+  WithStartWorkflowOperation,
+  type WorkflowHandle,
+  WorkflowNotFoundError,
+  type WorkflowUpdateOptions,
+} from '@temporalio/client';
+import type { UpdateDefinition } from '@temporalio/common';
+import { TypedSearchAttributes } from '@temporalio/common';
+import type { AgentInput, AgentSettings, AgentStatus } from './core/agent';
+import type { Scratchpad } from './core/scratchpad';
+import { agentIdKey } from './temporal/search-attributes';
+import type { agent } from './workflows';
+import {
+  directiveSignal,
+  scratchpadQuery,
+  statusQuery,
+  wakeSignal,
+} from './workflows/definitions';
+
+export function agentWorkflowId(agentId: string): string {
+  return `agent/${agentId}`;
+}
+
+const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/** Agent ids become workflow ids and file names: letters, digits, `.`, `_` and `-`. */
+export function validateAgentId(agentId: string): string | undefined {
+  return AGENT_ID.test(agentId)
+    ? undefined
+    : `invalid agent id "${agentId}": use 1-128 letters, digits, ".", "_" or "-", starting with a letter or digit`;
+}
+
+export interface AgentTarget {
+  agentId: string;
+  taskQueue: string;
+  /** Used only when this call starts the agent. */
+  settings?: Partial<AgentSettings>;
+  purpose?: string;
+}
+
+function startOptions(target: AgentTarget) {
+  const input: AgentInput = {
+    agentId: target.agentId,
+    ...(target.purpose ? { purpose: target.purpose } : {}),
+    ...(target.settings ? { settings: target.settings as AgentSettings } : {}),
+  };
+  return {
+    workflowId: agentWorkflowId(target.agentId),
+    taskQueue: target.taskQueue,
+    args: [input] as [AgentInput],
+    typedSearchAttributes: new TypedSearchAttributes([{ key: agentIdKey, value: target.agentId }]),
+    staticSummary: `agent ${target.agentId}`,
+  };
+}
+
+/** Runs an update on the agent, starting the agent workflow first if it is not running (update-with-start). */
+export async function updateAgent<Ret, Args extends unknown[]>(
+  client: Client,
+  target: AgentTarget,
+  update: UpdateDefinition<Ret, Args>,
+  args: Args,
+  options: Partial<WorkflowUpdateOptions> = {},
+): Promise<Ret> {
+  const startWorkflowOperation = new WithStartWorkflowOperation<typeof agent>('agent', {
+    ...startOptions(target),
+    workflowIdConflictPolicy: 'USE_EXISTING',
+  });
+  return client.workflow.executeUpdateWithStart(update, { ...options, args, startWorkflowOperation });
+}
+
+/** Sends a signal to the agent, starting it first if needed (signal-with-start). */
+export async function signalAgent(
+  client: Client,
+  target: AgentTarget,
+  signal: typeof directiveSignal | typeof wakeSignal,
+  args: unknown[],
+): Promise<WorkflowHandle<typeof agent>> {
+  return client.workflow.signalWithStart('agent', {
+    ...startOptions(target),
+    signal: signal as typeof directiveSignal,
+    signalArgs: args as [string],
+  });
+}
+
+/** The running agent workflow's handle, or undefined when the agent was never started. */
+export async function agentHandle(client: Client, agentId: string): Promise<WorkflowHandle<typeof agent> | undefined> {
+  const handle = client.workflow.getHandle<typeof agent>(agentWorkflowId(agentId));
+  try {
+    await handle.describe();
+    return handle;
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * The agent's active scratchpad without a worker: the memo the agent workflow keeps up to date,
+ * or undefined when the agent has never been started.
+ */
+export async function agentMemo(
+  client: Client,
+  agentId: string,
+): Promise<{ scratchpad: Scratchpad; status?: AgentStatus } | undefined> {
+  const handle = await agentHandle(client, agentId);
+  if (!handle) return undefined;
+  const memo = (await handle.describe()).memo as { scratchpad?: Scratchpad } | undefined;
+  if (memo?.scratchpad) return { scratchpad: memo.scratchpad };
+  return undefined;
+}
+
+export async function queryScratchpad(client: Client, agentId: string): Promise<Scratchpad> {
+  return client.workflow.getHandle(agentWorkflowId(agentId)).query(scratchpadQuery);
+}
+
+export async function queryStatus(client: Client, agentId: string): Promise<AgentStatus> {
+  return client.workflow.getHandle(agentWorkflowId(agentId)).query(statusQuery);
+}
