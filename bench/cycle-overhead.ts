@@ -1,10 +1,9 @@
-import * as fs from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, bundleWorkflowCode } from '@temporalio/worker';
 import { registerSearchAttributes } from '../src/temporal/register-search-attributes';
 import { WORKFLOWS_PATH } from '../src/worker';
 import { type BenchOptions, parseBenchOptions } from './bench-options';
-import { benchToolOptions } from './cycle-script';
+import { benchToolSetup } from './cycle-script';
 import { timeInProcessCycle } from './in-process-cycle';
 import { measureRuns, progress } from './measure';
 import { buildReport, formatReport, summarize } from './report';
@@ -40,10 +39,10 @@ async function connect(target: TemporalTarget, cleanups: Cleanup[]): Promise<Tem
 
 async function run(options: BenchOptions, cleanups: Cleanup[]): Promise<void> {
   const { iterations, runs } = options;
-  const tools = benchToolOptions();
-  cleanups.push(() => fs.rmSync(tools.sandboxRoot, { recursive: true, force: true }));
+  const setup = benchToolSetup();
+  cleanups.push(() => setup.close());
   const inProcess = await measureRuns(
-    { label: 'in-process', runOnce: () => timeInProcessCycle(iterations, tools) },
+    { label: 'in-process', runOnce: () => timeInProcessCycle(iterations, setup) },
     runs,
   );
 
@@ -55,7 +54,7 @@ async function run(options: BenchOptions, cleanups: Cleanup[]): Promise<void> {
   cleanups.push(() => target.stop());
   const context = await connect(target, cleanups);
 
-  const { agentCycle, floor } = await measureTemporalModes(context, bundles, tools, { iterations, runs });
+  const { agentCycle, floor } = await measureTemporalModes(context, bundles, setup, { iterations, runs });
 
   const report = buildReport(
     { iterations, runs, server: target.description },

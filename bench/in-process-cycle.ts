@@ -1,14 +1,16 @@
 import { ScriptedProvider } from '../src/activities/model/scripted';
-import { runToolCall } from '../src/activities/tools';
-import type { ToolOptions } from '../src/activities/tools/types';
+import { runObservedTool } from '../src/activities/observation-tool';
 import { ACTIVITY_TOOLS } from '../src/core/tools';
 import { dispatch, recordToolResult } from '../src/core/dispatcher';
 import { type Usage, ZERO_USAGE, addUsage } from '../src/core/model';
 import { parseAction } from '../src/core/parse-action';
 import { buildCyclePrompt } from '../src/core/prompts';
 import type { Scratchpad } from '../src/core/scratchpad';
-import { benchScratchpad, echoScript } from './cycle-script';
+import { createObservationRuntime } from '../src/observations/runtime';
+import { type ToolSetup, benchScratchpad, echoScript } from './cycle-script';
 import { type Sample, timed } from './measure';
+
+let cycleCount = 0;
 
 /** What the in-process loop ended with, to check it did the same work as `agentCycle`. */
 export interface InProcessResult {
@@ -18,9 +20,15 @@ export interface InProcessResult {
   usage: Usage;
 }
 
-/** `agentCycle`'s loop without Temporal: the same pure functions, provider and tool code, called directly. */
-export async function runInProcessCycle(iterations: number, tools: ToolOptions): Promise<InProcessResult> {
+/**
+ * `agentCycle`'s task loop without Temporal: the same pure functions, provider, and tool code (`runTool`'s, with its
+ * observation store), called directly.
+ */
+export async function runInProcessCycle(iterations: number, setup: ToolSetup): Promise<InProcessResult> {
   const provider = new ScriptedProvider(echoScript(iterations), 'bench in-process');
+  const runtime = createObservationRuntime(setup.observations);
+  // Observations are stored by cycle id and step; each run is its own cycle, as each workflow is.
+  const cycleId = `bench/in-process/${++cycleCount}`;
   const workTools = [...ACTIVITY_TOOLS];
   let state = benchScratchpad();
   let usage = ZERO_USAGE;
@@ -36,8 +44,8 @@ export async function runInProcessCycle(iterations: number, tools: ToolOptions):
     usage = addUsage(usage, response.usage);
     const step = dispatch(state, parseAction(response), workTools);
     if (step.kind === 'tool') {
-      const call = { cycleId: 'bench/in-process', step: iteration, name: step.action.tool, args: step.action.args };
-      state = recordToolResult(step.state, step.action, await runToolCall(call, tools));
+      const call = { cycleId, agentId: 'bench', step: iteration, name: step.action.tool, args: step.action.args };
+      state = recordToolResult(step.state, step.action, await runObservedTool(call, setup.tools, runtime));
     } else {
       state = step.state;
     }
@@ -47,8 +55,8 @@ export async function runInProcessCycle(iterations: number, tools: ToolOptions):
 }
 
 /** One timed in-process cycle; throws unless it ran all `iterations` and completed. */
-export async function timeInProcessCycle(iterations: number, tools: ToolOptions): Promise<Sample> {
-  const { ms, value } = await timed(() => runInProcessCycle(iterations, tools));
+export async function timeInProcessCycle(iterations: number, setup: ToolSetup): Promise<Sample> {
+  const { ms, value } = await timed(() => runInProcessCycle(iterations, setup));
   if (!value.completed || value.iterations !== iterations) {
     throw new Error(`in-process cycle ran ${value.iterations} iterations, completed=${value.completed}`);
   }

@@ -3,9 +3,9 @@ import { type NativeConnection, Worker, type WorkflowBundleWithSourceMap } from 
 import { createActivities } from '../src/activities';
 import { type ModelResolver, createModelResolver } from '../src/activities/model/registry';
 import { ScriptedProvider } from '../src/activities/model/scripted';
-import type { ToolOptions } from '../src/activities/tools/types';
 import type { agentCycle } from '../src/workflows/agent-cycle';
-import { benchScratchpad, echoScript } from './cycle-script';
+import { workerSinks } from '../src/worker';
+import { type ToolSetup, benchScratchpad, echoScript } from './cycle-script';
 import { floorActivities } from './floor-activities';
 import type { floorCycle } from './floor-workflow';
 import { type HistoryStats, historyStats } from './history-stats';
@@ -59,7 +59,7 @@ async function runAgentCycle(
 async function agentCycleMode(
   context: TemporalContext,
   bundle: WorkflowBundleWithSourceMap,
-  tools: ToolOptions,
+  setup: ToolSetup,
   iterations: number,
 ): Promise<TemporalMode> {
   const resolveModel = createModelResolver({});
@@ -69,7 +69,8 @@ async function agentCycleMode(
     namespace: context.namespace,
     taskQueue,
     workflowBundle: bundle,
-    activities: createActivities({ resolveModel, tools }),
+    activities: createActivities({ resolveModel, tools: setup.tools, observations: setup.observations }),
+    sinks: workerSinks(),
   });
   return {
     label: 'agentCycle',
@@ -114,10 +115,10 @@ async function floorMode(
 export async function measureTemporalModes(
   context: TemporalContext,
   bundles: { agentCycle: WorkflowBundleWithSourceMap; floor: WorkflowBundleWithSourceMap },
-  tools: ToolOptions,
+  setup: ToolSetup,
   options: { iterations: number; runs: number },
 ): Promise<{ agentCycle: TemporalSample[]; floor: TemporalSample[] }> {
-  const cycle = await agentCycleMode(context, bundles.agentCycle, tools, options.iterations);
+  const cycle = await agentCycleMode(context, bundles.agentCycle, setup, options.iterations);
   const floor = await floorMode(context, bundles.floor, options.iterations);
   const [cycleSamples, floorSamples] = await cycle.worker.runUntil(() =>
     floor.worker.runUntil(() => measureInterleaved([cycle, floor], options.runs)),

@@ -2,6 +2,7 @@ import {
   type Client,
   WithStartWorkflowOperation,
   type WorkflowHandle,
+  type WorkflowHandleWithSignaledRunId,
   WorkflowNotFoundError,
   type WorkflowUpdateOptions,
 } from '@temporalio/client';
@@ -75,7 +76,7 @@ export async function signalAgent(
   target: AgentTarget,
   signal: typeof directiveSignal | typeof wakeSignal,
   args: unknown[],
-): Promise<WorkflowHandle<typeof agent>> {
+): Promise<WorkflowHandleWithSignaledRunId<typeof agent>> {
   return client.workflow.signalWithStart('agent', {
     ...startOptions(target),
     signal: signal as typeof directiveSignal,

@@ -25,9 +25,13 @@ const EnvSchema = z.object({
   SCRATCHPAD_SHELL_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   SCRATCHPAD_FETCH_ALLOW: list.default(['localhost', '127.0.0.1']),
   SCRATCHPAD_FETCH_MAX_BYTES: z.coerce.number().int().positive().default(10 * 1024 * 1024),
+  /** Observation store (seed 002): a SQLite file path (default `<home>/observations.db`) or `redis://…`. */
+  SCRATCHPAD_OBSERVATIONS: z.string().min(1).optional(),
+  /** Observations whose JSON is larger are offloaded to the store. */
+  SCRATCHPAD_OFFLOAD_BYTES: z.coerce.number().int().positive().default(4096),
 });
 
-export type Config = z.infer<typeof EnvSchema> & { home: string; sandbox: string };
+export type Config = z.infer<typeof EnvSchema> & { home: string; sandbox: string; observations: string };
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -53,7 +57,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const home = dataHome(env);
   const sandbox = path.resolve(parsed.data.SCRATCHPAD_SANDBOX ?? path.join(home, 'sandbox'));
-  return { ...parsed.data, home, sandbox };
+  const observations = parsed.data.SCRATCHPAD_OBSERVATIONS ?? path.join(home, 'observations.db');
+  return { ...parsed.data, home, sandbox, observations };
 }
 
 export type ModelSpec =

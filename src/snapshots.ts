@@ -6,6 +6,7 @@ import type { temporal } from '@temporalio/proto';
 import YAML from 'yaml';
 import { type CycleResult, type ParsedCycleInput } from './core/cycle';
 import { type Scratchpad, ScratchpadSchema } from './core/scratchpad';
+import { agentMemo } from './agent-client';
 import { listCycles } from './client';
 
 type History = temporal.api.history.v1.IHistory;
@@ -72,6 +73,8 @@ export async function writeSnapshots(client: Client, agentId: string, outDir: st
       active = { ...states.result.after, last_updated: (cycle.closeTime ?? new Date()).toISOString() };
     }
   }
+  // The running agent's memo is authoritative: it includes changes made between cycles (enqueue, inject).
+  active = (await agentMemo(client, agentId))?.scratchpad ?? active;
   if (active) {
     const file = path.join(outDir, 'active.yaml');
     await fs.writeFile(file, snapshotYaml(active));

@@ -1,12 +1,21 @@
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { Client } from '@temporalio/client';
+import { type InjectedSinks, NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import type { TimelineSinks } from './workflows/timeline-sink';
 import { createActivities } from './activities';
 import { createModelResolver } from './activities/model/registry';
 import type { ModelProvider } from './activities/model/provider';
 import type { ToolOptions } from './activities/tools/types';
 import type { Config } from './config';
+import type { ObservationStore } from './observations/entry';
+import { openObservationStore } from './observations/open-store';
 
 /** Where the workflow code lives, for bundling and for replay. */
 export const WORKFLOWS_PATH = require.resolve('./workflows');
+
+/** Sinks the workflows call; the timeline sink only matters when a history is replayed (see timeline.ts). */
+export function workerSinks(): InjectedSinks<TimelineSinks> {
+  return { timeline: { iteration: { fn: () => undefined } } };
+}
 
 /** Tool limits from configuration. */
 export function toolOptions(config: Config): ToolOptions {
@@ -27,6 +36,8 @@ export interface WorkerSetup {
   /** Providers registered under a spec instead of being built from it (tests, the demo). */
   providers?: Record<string, ModelProvider>;
   workerOptions?: Partial<WorkerOptions>;
+  /** Observation store instead of the one `SCRATCHPAD_OBSERVATIONS` names. */
+  observations?: ObservationStore;
 }
 
 /** A worker running the project's workflows and activities on the configured task queue. */
@@ -44,7 +55,16 @@ export async function createWorker(setup: WorkerSetup): Promise<Worker> {
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.SCRATCHPAD_TASK_QUEUE,
     workflowsPath: WORKFLOWS_PATH,
-    activities: createActivities({ resolveModel, tools: toolOptions(config) }),
+    activities: createActivities({
+      resolveModel,
+      tools: toolOptions(config),
+      // A Redis connection must not keep a finished CLI command alive; the SQLite file needs no closing.
+      observations: setup.observations ?? openObservationStore(config.observations, { unref: true }),
+      offloadBytes: config.SCRATCHPAD_OFFLOAD_BYTES,
+      // Schedules wake agents through this worker's own connection (NativeConnection serves a Client too).
+      client: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }),
+    }),
+    sinks: workerSinks(),
     ...setup.workerOptions,
   });
 }

@@ -1,10 +1,26 @@
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { Command, CommanderError, Option } from 'commander';
 import { writeSnapshots } from '../snapshots';
+import {
+  configureCommand,
+  directiveCommand,
+  enqueueCommand,
+  exportCommand,
+  importCommand,
+  injectCommand,
+  sendCommand,
+  statusCommand,
+  traceCommand,
+  wakeCommand,
+} from './commands/agent';
+import { chatCommand } from './commands/chat';
 import { cycleCommand } from './commands/cycle';
 import { demoCommand } from './commands/demo';
 import { replayCommand } from './commands/replay';
+import { registerScheduleCommands } from './commands/schedule';
 import { devCommand, serverStopCommand, setupCommand, workerCommand } from './commands/serve';
 import { STATES, type StateName, showCommand } from './commands/show';
+import { timelineCommand } from './commands/timeline';
 import { CliError, EXIT } from './errors';
 import { FORMATS, parseFormat, parsePositiveInt } from './format';
 import * as runtime from './runtime';
@@ -19,6 +35,8 @@ Environment:
   ANTHROPIC_BASE_URL    alternative Messages API endpoint
   SCRATCHPAD_SANDBOX    root directory the tools may touch (default <data dir>/sandbox)
   SCRATCHPAD_HOME       data directory (default ~/.local/share/durable-scratchpad)
+  SCRATCHPAD_OBSERVATIONS  observation store: a SQLite file (default <data dir>/observations.db) or redis://HOST:PORT
+  SCRATCHPAD_LOG_LEVEL  worker log level (default WARN)
 
 Exit codes: 0 success; 1 error; 2 bad usage; 3 cycle outcome "failed"; 4 cycle outcome "max_iterations".`;
 
@@ -54,7 +72,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .action(run(workerCommand));
   program
     .command('cycle')
-    .description("run one cycle of an agent from its latest after-state and wait for the outcome")
+    .description("run one task cycle of an agent (through its agent workflow, one at a time) and wait for the outcome")
     .requiredOption('--agent <id>', 'agent id')
     .option('--task <text>', 'task to enqueue before the cycle (repeatable)', collect, [])
     .option('--max-iterations <n>', 'model calls before giving up (default 10)', parsePositiveInt('--max-iterations'))
@@ -93,6 +111,124 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option('--save <file>', 'also save the history as JSON')
     .action(run(replayCommand));
   program
+    .command('send')
+    .description('one chat turn (respond, then reflect into the scratchpad); prints the reply')
+    .argument('<agent>', 'agent id')
+    .argument('<text>', 'the message')
+    .option('--json', 'print reply, cycle id and outcome as JSON')
+    .option('--model <spec>', 'model for an in-process worker when none is running')
+    .action(run(sendCommand));
+  program
+    .command('chat')
+    .description('interactive chat: each line is a send; /scratchpad, /directive TEXT, /quit')
+    .argument('<agent>', 'agent id')
+    .option('--model <spec>', 'model for an in-process worker when none is running')
+    .action(run(chatCommand));
+  program
+    .command('directive')
+    .description("steer an agent: reaches the running cycle's next iteration, or waits for the next cycle")
+    .argument('<agent>', 'agent id')
+    .argument('<text>', 'the directive')
+    .action(run(directiveCommand));
+  program
+    .command('wake')
+    .description('run a task cycle if the agent has tasks pending')
+    .argument('<agent>', 'agent id')
+    .option('--task <text>', 'task to enqueue first (repeatable)', collect, [])
+    .action(run(wakeCommand));
+  program
+    .command('enqueue')
+    .description("add tasks or goals to the agent's scratchpad without running a cycle")
+    .argument('<agent>', 'agent id')
+    .option('--task <text>', 'task (repeatable)', collect, [])
+    .option('--goal <text>', 'goal (repeatable)', collect, [])
+    .option('--model <spec>', 'model for an in-process worker when none is running')
+    .action(run(enqueueCommand));
+  program
+    .command('inject')
+    .description('set one scratchpad section (REPLACE, "APPEND: text" or CLEAR), e.g. identity_user')
+    .argument('<agent>', 'agent id')
+    .argument('<section>', 'update key, e.g. identity_user, understanding_known, workspace')
+    .argument('<text>', 'content')
+    .option('--model <spec>', 'model for an in-process worker when none is running')
+    .action(run(injectCommand));
+  program
+    .command('status')
+    .description('cycles, running cycle, held directives, token usage and cost of an agent')
+    .argument('<agent>', 'agent id')
+    .option('--json', 'print as JSON')
+    .option('--model <spec>', 'model for an in-process worker when none is running')
+    .action(run(statusCommand));
+  program
+    .command('configure')
+    .description('change how an agent runs its cycles')
+    .argument('<agent>', 'agent id')
+    .option('--cycle-model <spec>', 'model for respond and task cycles')
+    .option('--reflect-model <spec>', 'model for the reflect phase (e.g. a cheaper one)')
+    .option('--single-phase', 'the update rides in the response (no separate reflect call)')
+    .option('--two-phase', 'respond, then reflect (default)')
+    .option('--budget <chars>', 'rendered scratchpad budget before archiving', parsePositiveInt('--budget'))
+    .option('--max-iterations <n>', 'model calls per cycle', parsePositiveInt('--max-iterations'))
+    .option('--continue-as-new-every <n>', 'cycles per workflow run', parsePositiveInt('--continue-as-new-every'))
+    .action(
+      run(
+        (
+          agent: string,
+          options: {
+            cycleModel?: string;
+            reflectModel?: string;
+            singlePhase?: boolean;
+            twoPhase?: boolean;
+            budget?: number;
+            maxIterations?: number;
+            continueAsNewEvery?: number;
+          },
+        ) => {
+          if (options.singlePhase && options.twoPhase) {
+            throw new CliError('choose --single-phase or --two-phase, not both', EXIT.usage);
+          }
+          return configureCommand(agent, {
+            model: options.cycleModel,
+            reflectModel: options.reflectModel,
+            twoPhase: options.singlePhase ? false : options.twoPhase ? true : undefined,
+            budgetChars: options.budget,
+            maxIterations: options.maxIterations,
+            continueAsNewEvery: options.continueAsNewEvery,
+          });
+        },
+      ),
+    );
+  program
+    .command('export')
+    .description("print an agent's scratchpad and settings as JSON (seed 001 save)")
+    .argument('<agent>', 'agent id')
+    .option('--model <spec>', 'model for an in-process worker when none is running')
+    .action(run(exportCommand));
+  program
+    .command('import')
+    .description("replace an agent's scratchpad from an export (or a scratchpad YAML/JSON file)")
+    .argument('<agent>', 'agent id')
+    .argument('<file>', 'file written by export')
+    .option('--model <spec>', 'model for an in-process worker when none is running')
+    .action(run(importCommand));
+  program
+    .command('trace')
+    .description('per turn: input, response, scratchpad before and after (seed 001 export_trace), from histories')
+    .argument('<agent>', 'agent id')
+    .requiredOption('--out <file>', 'JSON file to write')
+    .action(run(traceCommand));
+  program
+    .command('timeline')
+    .description('the scratchpad after every iteration of a finished cycle, by replaying its history')
+    .argument('<cycleId>', 'cycle workflow id, agent/<id>/cycle/<n>')
+    .option('--json', 'print every step as JSON')
+    .addOption(new Option('--format <format>', 'also print the scratchpad after each step').choices(FORMATS))
+    .action(
+      run((cycleId: string, options: { json?: boolean; format?: string }) =>
+        timelineCommand(cycleId, { json: options.json, format: options.format ? parseFormat(options.format) : undefined }),
+      ),
+    );
+  program
     .command('setup')
     .description("register the project's search attributes on the cluster at TEMPORAL_ADDRESS")
     .action(run(setupCommand));
@@ -102,11 +238,22 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .command('stop')
     .description('stop it')
     .action(run(serverStopCommand));
+  registerScheduleCommands(program, run);
   return program;
+}
+
+const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
+
+/** Worker and bundler chatter at INFO would drown the command's output; SCRATCHPAD_LOG_LEVEL raises it. */
+function installLogger(): void {
+  const requested = (process.env.SCRATCHPAD_LOG_LEVEL ?? 'WARN').toUpperCase();
+  const level = (LOG_LEVELS as readonly string[]).includes(requested) ? (requested as (typeof LOG_LEVELS)[number]) : 'WARN';
+  Runtime.install({ logger: new DefaultLogger(level) });
 }
 
 /** Runs the CLI; resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
+  installLogger();
   let exitCode: number = EXIT.ok;
   const program = buildProgram((code) => (exitCode = code));
   try {

@@ -1,9 +1,9 @@
-import type { Client } from '@temporalio/client';
+import { type Client, WorkflowUpdateFailedError } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { type Config, ConfigError, loadConfig, resolveModelSpec } from '../config';
 import { connectClient } from '../client';
 import { createWorker } from '../worker';
-import { CliError } from './errors';
+import { CliError, EXIT } from './errors';
 
 /** Configuration from the environment, with bad values reported as a CLI error. */
 export function config(): Config {
@@ -62,4 +62,17 @@ export async function withWorker<T>(
   log(`No worker polls task queue "${current.SCRATCHPAD_TASK_QUEUE}"; running one in this process (model ${spec}).`);
   const worker = await createWorker({ config: current, modelSpec: spec });
   return worker.runUntil(work());
+}
+
+/** Turns a rejected update (validator or handler error) into a CLI error carrying the workflow's reason. */
+export async function unwrapUpdateErrors<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof WorkflowUpdateFailedError) {
+      const cause = error.cause as Error | undefined;
+      throw new CliError(`rejected: ${cause?.message ?? error.message}`, EXIT.usage);
+    }
+    throw error;
+  }
 }

@@ -1,5 +1,6 @@
 import { pairSafeOffset, type TextView } from './text-view';
-import { ReadError, type ReadSlice } from './read-modes';
+import { ReadError } from './read-error';
+import type { ReadSlice } from './read-modes';
 
 /** Longest part of one line a grep shows; a longer line is shown around its match. */
 export const GREP_LINE_CHARS = 300;

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { READ_DEFAULT_CHARS, READ_MAX_BYTES, READ_MAX_CHARS } from '../core/observation';
 import type { TOOL_ARGS } from '../core/tools';
 import { grepText } from './grep';
+import { ReadError } from './read-error';
 import type { TextView } from './text-view';
 
 export type ReadArgs = z.infer<typeof TOOL_ARGS.scratchpad_read>;
@@ -11,11 +12,6 @@ export type ReadMode = NonNullable<ReadArgs['mode']>;
 export interface ReadSlice {
   fields: Record<string, unknown>;
   result: string;
-}
-
-/** A read the arguments make impossible; its message is meant for the model. */
-export class ReadError extends Error {
-  override readonly name = 'ReadError';
 }
 
 interface Span {

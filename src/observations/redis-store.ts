@@ -57,7 +57,7 @@ function fromFields(id: string, fields: Record<string, string>): EntryInfo | und
 
 /**
  * The shared backend for several worker hosts. Per entry a hash (its fields) and a string (its content); per
- * cycle a hash step → id; one sorted set of expiry times that `gc` sweeps. Keys carry no Redis TTL: like the
+ * cycle a hash step → newest id; one sorted set of expiry times that `gc` sweeps. Keys carry no Redis TTL: like the
  * SQLite file, entries go when `gc` runs, so both backends behave the same.
  */
 export class RedisObservationStore implements ObservationStore {
@@ -79,7 +79,7 @@ export class RedisObservationStore implements ObservationStore {
       .multi()
       .hset(this.key('entry', info.id), toFields(info))
       .set(this.key('content', info.id), content);
-    if (info.step !== null) transaction.hset(this.key('turn', info.turnId), String(info.step), info.id);
+    transaction.hset(this.key('turn', info.turnId), turnField(info.step, info.id), info.id);
     if (info.expiresAt !== null) transaction.zadd(this.key('expiries'), info.expiresAt, info.id);
     await execOrThrow(transaction);
     return info;
@@ -118,7 +118,8 @@ export class RedisObservationStore implements ObservationStore {
       const [turnId, step] = owners[index] ?? [];
       transaction.del(this.key('entry', id), this.key('content', id)).zrem(this.key('expiries'), id);
       // Only if the step still points here: a retried tool call may have stored a newer entry for it.
-      if (turnId && step) transaction.eval(UNLINK_STEP, 1, this.key('turn', turnId), step, id);
+      if (turnId)
+        transaction.eval(UNLINK_STEP, 1, this.key('turn', turnId), turnField(step ? Number(step) : null, id), id);
     });
     await execOrThrow(transaction);
     return ids.length;
@@ -132,6 +133,11 @@ export class RedisObservationStore implements ObservationStore {
   private key(...parts: string[]): string {
     return this.prefix + parts.join(':');
   }
+}
+
+// A cycle's index maps each step to its newest entry; entries stored without a step are listed under their id.
+function turnField(step: number | null, id: string): string {
+  return step === null ? `entry:${id}` : String(step);
 }
 
 const UNLINK_STEP = `if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end return 0`;

@@ -65,6 +65,13 @@ async function accept(context: Context, step: string, binary: string): Promise<s
   }
 }
 
+function fileExists(file: string, mode = fs.constants.F_OK): Promise<boolean> {
+  return fs.access(file, mode).then(
+    () => true,
+    () => false,
+  );
+}
+
 function skip(context: Context, reason: string): undefined {
   context.log(reason);
   context.failures.push(reason);
@@ -80,24 +87,13 @@ async function fromEnvVar(context: Context): Promise<string | undefined> {
 async function fromPath(context: Context): Promise<string | undefined> {
   for (const directory of (context.env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
     const candidate = path.join(directory, EXECUTABLE);
-    if (
-      await fs.access(candidate, fs.constants.X_OK).then(
-        () => true,
-        () => false,
-      )
-    ) {
-      return accept(context, 'PATH', candidate);
-    }
+    if (await fileExists(candidate, fs.constants.X_OK)) return accept(context, 'PATH', candidate);
   }
   return skip(context, 'PATH: no temporal on PATH');
 }
 
 async function fromCache(context: Context): Promise<string | undefined> {
-  const exists = await fs.access(context.cachedBinary).then(
-    () => true,
-    () => false,
-  );
-  if (!exists) return skip(context, `cache: no copy at ${context.cachedBinary}`);
+  if (!(await fileExists(context.cachedBinary))) return skip(context, `cache: no copy at ${context.cachedBinary}`);
   return accept(context, 'cache', context.cachedBinary);
 }
 
@@ -153,10 +149,7 @@ export async function ensureTemporalCli(options: ProvisionOptions = {}): Promise
     const downloadUrl = options.downloadUrl === undefined ? officialDownloadUrl() : options.downloadUrl;
     // Another process may have filled the cache while we waited for the lock.
     const provisioned =
-      (await fs.access(cachedBinary).then(
-        () => accept(context, 'cache', cachedBinary),
-        () => undefined,
-      )) ??
+      ((await fileExists(cachedBinary)) ? await accept(context, 'cache', cachedBinary) : undefined) ??
       (await fromDownload(context, downloadUrl)) ??
       (options.allowGoInstall === false ? skip(context, 'go install: disabled') : await fromGoInstall(context));
     if (!provisioned) throw noCliError(context.failures);

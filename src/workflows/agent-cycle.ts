@@ -29,7 +29,7 @@ export const currentQuery = defineQuery<Scratchpad>('current');
 export const afterQuery = defineQuery<Scratchpad | null>('after');
 export const traceQuery = defineQuery<TraceEntry[]>('trace');
 
-const { archiveContent } = proxyActivities<Activities>({
+const { archiveContent, gcObservations } = proxyActivities<Activities>({
   startToCloseTimeout: '1m',
   retry: { initialInterval: '1s', maximumAttempts: 10 },
 });
@@ -67,6 +67,8 @@ export async function agentCycle(rawInput: CycleInput): Promise<CycleResult> {
   let reply: string | undefined;
   let error: string | undefined;
   try {
+    // Seed 002: expired observation entries go at the start of every turn.
+    await gcObservations();
     if (input.mode === 'chat') {
       ({ outcome, reply } = await runChatTurn(run));
     } else {
@@ -79,7 +81,7 @@ export async function agentCycle(rawInput: CycleInput): Promise<CycleResult> {
     run.state = { ...input.before, notes: `Cycle ${cycleId} failed: ${error}` };
   }
   after = run.state;
-  run.publish(`**Outcome:** ${outcome}${error ? ` — ${error}` : ''}\n\n`);
+  run.publish(`end: ${outcome}`, `**Outcome:** ${outcome}${error ? ` — ${error}` : ''}\n\n`);
   upsertSearchAttributes([{ key: cycleOutcomeKey, value: outcome }]);
   return {
     agentId: input.agentId,

@@ -1,7 +1,7 @@
 import { buildReflectMessages, buildRespondMessages, type TurnObservation } from '../core/chat';
 import type { CycleOutcome } from '../core/cycle';
 import type { ModelResponse } from '../core/model';
-import { observationText } from '../core/observation';
+import { observationExcerpt } from '../core/observation';
 import { type Action, parseTextAction } from '../core/parse-action';
 import type { CycleRun } from './cycle-run';
 
@@ -22,11 +22,11 @@ function actionsOf(response: ModelResponse, offered: readonly string[]): Action[
 /** Seed 001 phase 1: respond from the scratchpad and this input alone, running tools within the turn. */
 async function respond(run: CycleRun, message: string): Promise<{ reply: string; outcome: CycleOutcome }> {
   const { input } = run;
-  const offered = input.twoPhase ? input.tools : [...input.tools, 'update_scratchpad'];
   const observations: TurnObservation[] = [];
   let lastText = '';
   for (let iteration = 1; iteration <= input.maxIterations; iteration++) {
     run.iterations = iteration;
+    const offered = input.twoPhase ? run.workTools() : [...run.workTools(), 'update_scratchpad'];
     const messages = buildRespondMessages(run.state, message, observations, run.directivesFor(iteration));
     const response = await run.callModel({
       system: input.twoPhase ? 'respond' : 'respond_single',
@@ -52,16 +52,16 @@ async function respond(run: CycleRun, message: string): Promise<{ reply: string;
     const work = actions.find((action) => action.tool !== 'update_scratchpad');
     if (!work) {
       run.trace.push({ ...base, dispatch: 'reply' });
-      run.publish();
+      run.publish('reply');
       return { reply: response.text, outcome: 'completed' };
     }
-    const observation = input.tools.includes(work.tool)
+    const observation = run.workTools().includes(work.tool)
       ? await run.runTool(work, iteration)
       : { ok: false, error: `unknown tool "${work.tool}"` };
-    const text = observationText(observation).slice(0, 1500);
+    const text = observationExcerpt(work.tool, observation);
     observations.push({ tool: work.tool, args: work.args, text });
     run.trace.push({ ...base, dispatch: 'tool', action: { tool: work.tool, args: work.args }, observation: text });
-    run.publish();
+    run.publish(`tool ${work.tool}`);
   }
   return { reply: lastText, outcome: 'max_iterations' };
 }
@@ -89,7 +89,7 @@ async function reflect(run: CycleRun, message: string, reply: string): Promise<v
     usage: response.usage,
   });
   await run.enforceBudget();
-  run.publish();
+  run.publish('reflect');
 }
 
 /** One reflective chat turn (seed 001): respond, then reflect unless in single-phase mode. */

@@ -3,11 +3,12 @@ import type { Activities } from '../activities';
 import { applyArchive, planArchive } from '../core/budget';
 import type { ParsedCycleInput, TraceEntry } from '../core/cycle';
 import { type ModelRequest, type ModelResponse, type Usage, ZERO_USAGE, addUsage } from '../core/model';
-import type { Observation } from '../core/observation';
+import { type Observation, isStoredObservation, offeredWorkTools } from '../core/observation';
 import type { Action } from '../core/parse-action';
 import { renderMarkdown } from '../core/render';
 import type { Scratchpad } from '../core/scratchpad';
 import { appendNote, safeApply } from '../core/update';
+import { timeline } from './timeline-sink';
 
 const NON_RETRYABLE_MODEL_ERRORS = [
   'ModelError.BadRequest',
@@ -43,6 +44,7 @@ export class CycleRun {
   usage: Usage = ZERO_USAGE;
   readonly usageByModel: Record<string, Usage> = {};
   iterations = 0;
+  hasStoredObservations = false;
   readonly archived: { section: string; id: string; chars: number }[] = [];
   private readonly inbox: string[] = [];
   private readonly shown: { text: string; iteration: number }[] = [];
@@ -81,8 +83,16 @@ export class CycleRun {
     return response;
   }
 
-  runTool(action: Action, step: number): Promise<Observation> {
-    return this.activities.runTool({ cycleId: this.cycleId, step, name: action.tool, args: action.args });
+  async runTool(action: Action, step: number): Promise<Observation> {
+    const call = { cycleId: this.cycleId, agentId: this.input.agentId, step, name: action.tool, args: action.args };
+    const observation = await this.activities.runTool(call);
+    if (isStoredObservation(observation)) this.hasStoredObservations = true;
+    return observation;
+  }
+
+  /** Work tools to offer now: seed 002's `scratchpad_read` joins once this cycle has stored a large observation. */
+  workTools(): string[] {
+    return offeredWorkTools(this.input.tools, this.hasStoredObservations);
   }
 
   /** Applies an `update_scratchpad` call with seed 001's safe_apply; a rejection is noted, never thrown. */
@@ -96,9 +106,13 @@ export class CycleRun {
     return outcome.error;
   }
 
-  /** The Web UI shows a workflow's current details: keep the live scratchpad there. */
-  publish(prefix = ''): void {
+  /**
+   * Marks the end of an iteration: the Web UI shows a workflow's current details, so the live
+   * scratchpad goes there, and the timeline sink lets a replay recover it.
+   */
+  publish(label: string, prefix = ''): void {
     setCurrentDetails(`${prefix}${renderMarkdown(this.state)}`);
+    timeline.iteration({ iteration: this.iterations, label, state: this.state });
   }
 
   /** Keeps the rendered scratchpad within budget by archiving the oldest content of growing sections. */

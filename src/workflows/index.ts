@@ -1,2 +1,3 @@
 export { agentCycle } from './agent-cycle';
 export { agent } from './agent';
+export { scheduledWake } from './scheduled-wake';

@@ -15,11 +15,11 @@ export async function runTaskLoop(run: CycleRun): Promise<CycleOutcome> {
     const response = await run.callModel({
       system: 'cycle',
       messages: [{ role: 'user', content: prompt }],
-      tools: [...input.tools, 'update_scratchpad', 'done'],
+      tools: [...run.workTools(), 'update_scratchpad', 'done'],
       toolChoice: 'any',
       model: input.model,
     });
-    const step = dispatch(run.state, parseAction(response), input.tools);
+    const step = dispatch(run.state, parseAction(response), run.workTools());
     let observation: Observation | undefined;
     if (step.kind === 'tool') {
       observation = await run.runTool(step.action, iteration);
@@ -42,7 +42,7 @@ export async function runTaskLoop(run: CycleRun): Promise<CycleOutcome> {
       ...('error' in step && step.error ? { error: step.error } : {}),
       usage: response.usage,
     });
-    run.publish();
+    run.publish(step.kind === 'tool' || step.kind === 'unknown_tool' ? `${step.kind} ${step.action.tool}` : step.kind);
     if (step.kind === 'done') return 'completed';
   }
   return 'max_iterations';

@@ -13,6 +13,9 @@ import { createActivities } from '../../src/activities';
 import { createModelResolver } from '../../src/activities/model/registry';
 import { ScriptedProvider, type ScriptEntry } from '../../src/activities/model/scripted';
 import type { ToolOptions } from '../../src/activities/tools/types';
+import type { ObservationStore } from '../../src/observations/entry';
+import { MemoryObservationStore } from '../../src/observations/memory-store';
+import { workerSinks } from '../../src/worker';
 
 // Worker state changes at INFO drown test output; keep warnings and errors.
 try {
@@ -55,6 +58,13 @@ export interface ScriptedWorker {
   taskQueue: string;
   model: ScriptedProvider;
   tools: ToolOptions;
+  observations: ObservationStore;
+}
+
+/** Observation handling of a scripted worker: a memory store and seed 002's threshold unless given. */
+export interface ObservationSetup {
+  observations?: ObservationStore;
+  offloadBytes?: number;
 }
 
 /** A worker on a fresh task queue whose default model replays `script`. */
@@ -63,8 +73,10 @@ export async function scriptedWorker(
   bundle: WorkflowBundleWithSourceMap,
   script: ScriptEntry[],
   name = 'cycle',
+  setup: ObservationSetup = {},
 ): Promise<ScriptedWorker> {
   const model = new ScriptedProvider(script, name);
+  const observations = setup.observations ?? new MemoryObservationStore();
   const tools = sandboxOptions();
   const queue = taskQueue(name);
   const resolveModel = createModelResolver({ defaultSpec: 'scripted:test', providers: { 'scripted:test': model } });
@@ -73,7 +85,8 @@ export async function scriptedWorker(
     namespace: env.namespace ?? 'default',
     taskQueue: queue,
     workflowBundle: bundle,
-    activities: createActivities({ resolveModel, tools }),
+    activities: createActivities({ resolveModel, tools, observations, offloadBytes: setup.offloadBytes }),
+    sinks: workerSinks(),
   });
-  return { worker, taskQueue: queue, model, tools };
+  return { worker, taskQueue: queue, model, tools, observations };
 }

@@ -1,12 +1,15 @@
 import * as fs from 'node:fs/promises';
 import YAML from 'yaml';
-import { startCycle } from '../../client';
+import { agentWorkflowId, updateAgent } from '../../agent-client';
 import type { CycleResult } from '../../core/cycle';
 import { describeChanges, diffScratchpads } from '../../core/diff';
 import { type Scratchpad, normalizeScratchpad } from '../../core/scratchpad';
 import { CliError, EXIT } from '../errors';
 import { workflowUrl } from '../format';
 import * as runtime from '../runtime';
+import { cycleStatesFromHistory } from '../../snapshots';
+import { importUpdate, runCycleUpdate } from '../../workflows/definitions';
+import { agentContext } from './agent';
 
 export interface CycleOptions {
   agent: string;
@@ -38,33 +41,36 @@ export function outcomeExitCode(result: CycleResult): number {
   return EXIT.ok;
 }
 
-/** `scratchpad cycle`: run one cycle of an agent, wait, print the outcome and what changed. */
+/** `scratchpad cycle`: run one task cycle of an agent through its workflow, wait, print the outcome and what changed. */
 export async function cycleCommand(options: CycleOptions): Promise<number> {
-  const config = runtime.config();
+  const { config, target } = await agentContext(options.agent);
   const spec = runtime.modelSpec(config, options.model);
   const from = options.from ? await readScratchpadFile(options.from) : undefined;
   const client = await runtime.client(config);
-  const handle = await startCycle(client, {
-    agentId: options.agent,
-    taskQueue: config.SCRATCHPAD_TASK_QUEUE,
-    tasks: options.task,
-    maxIterations: options.maxIterations,
-    model: options.model,
-    from,
-  });
-  if (!options.json) process.stderr.write(`Started ${handle.workflowId}\n`);
-  const result = await runtime.withWorker(client, config, spec, () => handle.result());
-  const before = (await handle.query<Scratchpad>('before').catch(() => undefined)) ?? from;
+  if (!options.json) process.stderr.write(`Running a cycle of ${agentWorkflowId(options.agent)}…\n`);
+  const record = await runtime.withWorker(client, config, spec, () =>
+    runtime.unwrapUpdateErrors(async () => {
+      if (from) await updateAgent(client, target, importUpdate, [from]);
+      return updateAgent(client, target, runCycleUpdate, [
+        { tasks: options.task, maxIterations: options.maxIterations, model: options.model },
+      ]);
+    }),
+  );
+  const handle = client.workflow.getHandle(record.cycleId);
+  const states = cycleStatesFromHistory(await handle.fetchHistory());
+  const result = states.result as CycleResult;
   if (options.json) {
-    process.stdout.write(`${JSON.stringify({ workflowId: handle.workflowId, ...result }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ workflowId: record.cycleId, ...result }, null, 2)}\n`);
     return outcomeExitCode(result);
   }
+  const runId = (await handle.describe()).runId;
   const lines = [
-    `Cycle ${result.cycleId}: ${result.outcome} after ${result.iterations} iteration(s)` +
+    `Cycle ${record.cycleId}: ${result.outcome} after ${result.iterations} iteration(s)` +
       ` (${result.usage.inputTokens} input / ${result.usage.outputTokens} output tokens)`,
     ...(result.error ? [`Error: ${result.error}`] : []),
-    ...(before ? ['Changed:', ...describeChanges(diffScratchpads(before, result.after)).map((line) => `  ${line}`)] : []),
-    `Web UI: ${workflowUrl(config.TEMPORAL_UI_URL, config.TEMPORAL_NAMESPACE, handle.workflowId, handle.firstExecutionRunId)}`,
+    'Changed:',
+    ...describeChanges(diffScratchpads(states.input.before, result.after)).map((line) => `  ${line}`),
+    `Web UI: ${workflowUrl(config.TEMPORAL_UI_URL, config.TEMPORAL_NAMESPACE, record.cycleId, runId)}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   return outcomeExitCode(result);

@@ -1,13 +1,14 @@
 import * as path from 'node:path';
-import { startCycle } from '../../client';
+import { updateAgent } from '../../agent-client';
+import type { CycleResult } from '../../core/cycle';
 import { describeChanges, diffScratchpads } from '../../core/diff';
-import type { Scratchpad } from '../../core/scratchpad';
-import { snapshotYaml } from '../../snapshots';
+import { cycleStatesFromHistory, snapshotYaml } from '../../snapshots';
 import { ensureDevServer } from '../../temporal/dev-server';
 import { createWorker } from '../../worker';
 import { EXIT } from '../errors';
 import { workflowUrl } from '../format';
 import { packageRoot } from '../package-root';
+import { runCycleUpdate } from '../../workflows/definitions';
 import * as runtime from '../runtime';
 import { outcomeExitCode } from './cycle';
 
@@ -36,22 +37,18 @@ export async function demoCommand(): Promise<number> {
   const server = await ensureDevServer(config, { log });
   const uiUrl = server.uiUrl ?? config.TEMPORAL_UI_URL;
   const client = await runtime.client(config);
-  // A task queue of its own, so a worker already running elsewhere with another model cannot take the demo's tasks.
-  const demoConfig = { ...config, SCRATCHPAD_TASK_QUEUE: `scratchpad-demo-${process.pid}` };
+  // A task queue of its own, so a worker running elsewhere with another model cannot take the demo's tasks.
+  const demoConfig = { ...config, SCRATCHPAD_TASK_QUEUE: 'scratchpad-demo' };
   const worker = await createWorker({ config: demoConfig, modelSpec: spec });
   log(`worker started (model ${spec}, sandbox ${config.sandbox})`);
 
-  const result = await worker.runUntil(async () => {
-    const handle = await startCycle(client, {
-      agentId: DEMO_AGENT,
-      taskQueue: demoConfig.SCRATCHPAD_TASK_QUEUE,
-      tasks: [DEMO_TASK],
-    });
-    log(`cycle ${handle.workflowId} started`);
-    const outcome = await handle.result();
-    return { handle, outcome, before: await handle.query<Scratchpad>('before') };
-  });
-  const { handle, outcome, before } = result;
+  const target = { agentId: DEMO_AGENT, taskQueue: demoConfig.SCRATCHPAD_TASK_QUEUE };
+  const record = await worker.runUntil(() => updateAgent(client, target, runCycleUpdate, [{ tasks: [DEMO_TASK] }]));
+  const handle = client.workflow.getHandle(record.cycleId);
+  const states = cycleStatesFromHistory(await handle.fetchHistory());
+  const outcome = states.result as CycleResult;
+  const before = states.input.before;
+  const runId = (await handle.describe()).runId;
   const lines = [
     '',
     `Scratchpad before (${handle.workflowId}):`,
@@ -66,7 +63,7 @@ export async function demoCommand(): Promise<number> {
     'What changed:',
     ...describeChanges(diffScratchpads(before, outcome.after)).map((line) => `  ${line}`),
     '',
-    `Web UI: ${workflowUrl(uiUrl, config.TEMPORAL_NAMESPACE, handle.workflowId, handle.firstExecutionRunId)}`,
+    `Web UI: ${workflowUrl(uiUrl, config.TEMPORAL_NAMESPACE, handle.workflowId, runId)}`,
     ...(server.started
       ? ['The dev server keeps running for the Web UI; stop it with `npx scratchpad server stop`.']
       : []),

@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import { agentMemo } from '../../agent-client';
 import { activeScratchpad, listCycles, parseCycleWorkflowId } from '../../client';
 import type { Scratchpad } from '../../core/scratchpad';
 import { cycleStatesFromHistory } from '../../snapshots';
@@ -26,10 +27,15 @@ async function cycleState(client: Client, workflowId: string, which: StateName |
 
 async function agentState(client: Client, agentId: string, which: StateName | undefined): Promise<Scratchpad> {
   const cycles = await listCycles(client, agentId);
-  if (cycles.length === 0) throw new CliError(`no cycles found for agent "${agentId}"`);
+  if (cycles.length === 0 && which !== undefined && which !== 'after') {
+    throw new CliError(`no cycles found for agent "${agentId}"`);
+  }
   const running = cycles.filter((cycle) => cycle.status === 'RUNNING').at(-1);
   if (which === 'current' && running) return cycleState(client, running.workflowId, 'current');
   if (which === 'before') return cycleState(client, (cycles.at(-1) as { workflowId: string }).workflowId, 'before');
+  // The agent workflow's memo is its active scratchpad (seed 000's active.yaml), readable with no worker.
+  const memo = await agentMemo(client, agentId);
+  if (memo) return memo.scratchpad;
   const active = await activeScratchpad(client, agentId);
   if (!active) throw new CliError(`agent "${agentId}" has no finished cycle yet`);
   return active.state;

@@ -1,0 +1,191 @@
+import * as fs from 'node:fs/promises';
+import type { Client } from '@temporalio/client';
+import YAML from 'yaml';
+import { type AgentTarget, agentWorkflowId, signalAgent, updateAgent, validateAgentId } from '../../agent-client';
+import { listCycles } from '../../client';
+import type { AgentSettings } from '../../core/agent';
+import { type Scratchpad, normalizeScratchpad } from '../../core/scratchpad';
+import { cycleStatesFromHistory } from '../../snapshots';
+import {
+  configureUpdate,
+  directiveSignal,
+  enqueueUpdate,
+  importUpdate,
+  injectUpdate,
+  scratchpadQuery,
+  sendUpdate,
+  statusQuery,
+  wakeSignal,
+} from '../../workflows/definitions';
+import { CliError, EXIT } from '../errors';
+import * as runtime from '../runtime';
+
+export const EXPORT_FORMAT = 'durable-scratchpad/agent-v1';
+
+/** Configuration, client and the agent addressed by a command; the agent id is checked first. */
+export async function agentContext(agentId: string) {
+  const problem = validateAgentId(agentId);
+  if (problem) throw new CliError(problem, EXIT.usage);
+  const config = runtime.config();
+  const target: AgentTarget = { agentId, taskQueue: config.SCRATCHPAD_TASK_QUEUE };
+  return { config, target };
+}
+
+/** Runs `work` against the agent with a worker available (an in-process one when none polls). */
+async function withAgent<T>(agentId: string, model: string | undefined, work: (client: Client, target: AgentTarget) => Promise<T>) {
+  const { config, target } = await agentContext(agentId);
+  const spec = runtime.modelSpec(config, model);
+  const client = await runtime.client(config);
+  return runtime.withWorker(client, config, spec, () => runtime.unwrapUpdateErrors(() => work(client, target)));
+}
+
+/** `scratchpad send AGENT TEXT`: one chat turn; prints the reply. */
+export async function sendCommand(agentId: string, message: string, options: { json?: boolean; model?: string }) {
+  const result = await withAgent(agentId, options.model, (client, target) =>
+    updateAgent(client, target, sendUpdate, [{ message }]),
+  );
+  process.stdout.write(options.json ? `${JSON.stringify(result, null, 2)}\n` : `${result.reply}\n`);
+  return result.outcome === 'failed' ? EXIT.cycleFailed : EXIT.ok;
+}
+
+/** `scratchpad directive AGENT TEXT`: a signal; reaches the running cycle's next iteration or waits for the next cycle. */
+export async function directiveCommand(agentId: string, text: string) {
+  if (text.trim() === '') throw new CliError('a directive needs some text', EXIT.usage);
+  const { config, target } = await agentContext(agentId);
+  const client = await runtime.client(config);
+  await signalAgent(client, target, directiveSignal, [text]);
+  process.stdout.write(`Directive sent to ${agentWorkflowId(agentId)}.\n`);
+  return EXIT.ok;
+}
+
+/** `scratchpad wake AGENT`: run a task cycle if tasks are pending. */
+export async function wakeCommand(agentId: string, options: { task: string[] }) {
+  const { config, target } = await agentContext(agentId);
+  const client = await runtime.client(config);
+  await signalAgent(client, target, wakeSignal, [{ tasks: options.task, trigger: 'manual' }]);
+  process.stdout.write(`Wake sent to ${agentWorkflowId(agentId)}.\n`);
+  return EXIT.ok;
+}
+
+/** `scratchpad inject AGENT SECTION TEXT`: seed 001 `inject`. */
+export async function injectCommand(agentId: string, section: string, content: string, options: { model?: string }) {
+  const result = await withAgent(agentId, options.model, (client, target) =>
+    updateAgent(client, target, injectUpdate, [{ section: section as never, content }]),
+  );
+  process.stdout.write(`${section} = ${result}\n`);
+  return EXIT.ok;
+}
+
+/** `scratchpad enqueue AGENT --task T --goal G`: add to the task queue without running a cycle. */
+export async function enqueueCommand(agentId: string, options: { task: string[]; goal: string[]; model?: string }) {
+  const result = await withAgent(agentId, options.model, (client, target) =>
+    updateAgent(client, target, enqueueUpdate, [{ tasks: options.task, goals: options.goal }]),
+  );
+  process.stdout.write(`current_task: ${result.current_task ?? '(none)'}\npending_actions: ${result.pending_actions.length}\n`);
+  return EXIT.ok;
+}
+
+/** `scratchpad status AGENT`: cycles, what is running, held directives, usage and cost. */
+export async function statusCommand(agentId: string, options: { json?: boolean; model?: string }) {
+  const status = await withAgent(agentId, options.model, (client) =>
+    client.workflow.getHandle(agentWorkflowId(agentId)).query(statusQuery),
+  );
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
+    return EXIT.ok;
+  }
+  const cost = status.costUsd === null ? 'unknown (a model without a known price)' : `$${status.costUsd.toFixed(4)}`;
+  process.stdout.write(
+    [
+      `agent ${status.agentId}: ${status.cycleCount} cycle(s) in ${status.runs} run(s)`,
+      `running: ${status.running ? `${status.running.cycleId} (${status.running.trigger})` : 'nothing'}; queued: ${status.queued}`,
+      `held directives: ${status.heldDirectives.length ? status.heldDirectives.join(' | ') : 'none'}`,
+      `tokens: ${status.usage.inputTokens} input, ${status.usage.outputTokens} output, ` +
+        `${status.usage.cacheReadTokens} cache read, ${status.usage.cacheWriteTokens} cache write; cost ${cost}`,
+      `settings: ${JSON.stringify(status.settings)}`,
+    ].join('\n') + '\n',
+  );
+  return EXIT.ok;
+}
+
+/** `scratchpad configure AGENT ...`: change how the agent runs its cycles. */
+export async function configureCommand(agentId: string, options: Partial<AgentSettings> & { model?: string }) {
+  const changes = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
+  if (Object.keys(changes).length === 0) throw new CliError('nothing to configure: give at least one option', EXIT.usage);
+  const settings = await withAgent(agentId, options.model, (client, target) =>
+    updateAgent(client, { ...target, settings: changes }, configureUpdate, [changes]),
+  );
+  process.stdout.write(`${JSON.stringify(settings, null, 2)}\n`);
+  return EXIT.ok;
+}
+
+/** `scratchpad export AGENT`: seed 001 `save`, as JSON on stdout. */
+export async function exportCommand(agentId: string, options: { model?: string }) {
+  const { scratchpad, status } = await withAgent(agentId, options.model, async (client) => {
+    const handle = client.workflow.getHandle(agentWorkflowId(agentId));
+    return { scratchpad: await handle.query(scratchpadQuery), status: await handle.query(statusQuery) };
+  });
+  const document = {
+    format: EXPORT_FORMAT,
+    agentId,
+    exportedAt: new Date().toISOString(),
+    turn: status.cycleCount,
+    purpose: scratchpad.identity.purpose,
+    settings: status.settings,
+    scratchpad,
+  };
+  process.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+  return EXIT.ok;
+}
+
+/** Reads an export document, or a bare scratchpad in YAML or JSON. */
+export async function readImport(file: string): Promise<Scratchpad> {
+  let parsed: unknown;
+  try {
+    parsed = YAML.parse(await fs.readFile(file, 'utf8'));
+  } catch (error) {
+    throw new CliError(`cannot read ${file}: ${(error as Error).message}`, EXIT.usage);
+  }
+  const body = (parsed as { format?: string; scratchpad?: unknown })?.format === EXPORT_FORMAT
+    ? (parsed as { scratchpad: unknown }).scratchpad
+    : parsed;
+  try {
+    return normalizeScratchpad(body);
+  } catch (error) {
+    throw new CliError(`${file} does not hold a valid scratchpad: ${(error as Error).message}`, EXIT.usage);
+  }
+}
+
+/** `scratchpad import AGENT FILE`: seed 001 `load`; replaces the agent's active scratchpad. */
+export async function importCommand(agentId: string, file: string, options: { model?: string }) {
+  const scratchpad = await readImport(file);
+  await withAgent(agentId, options.model, (client, target) => updateAgent(client, target, importUpdate, [scratchpad]));
+  process.stdout.write(`Imported ${file} into ${agentWorkflowId(agentId)}.\n`);
+  return EXIT.ok;
+}
+
+/** `scratchpad trace AGENT --out FILE`: seed 001 `export_trace`, read from the cycles' histories. */
+export async function traceCommand(agentId: string, options: { out: string }) {
+  const { config } = await agentContext(agentId);
+  const client = await runtime.client(config);
+  const turns = [];
+  for (const cycle of await listCycles(client, agentId)) {
+    const states = cycleStatesFromHistory(await client.workflow.getHandle(cycle.workflowId, cycle.runId).fetchHistory());
+    turns.push({
+      turn: cycle.n,
+      cycleId: cycle.workflowId,
+      trigger: states.input.trigger,
+      input: states.input.message ?? states.input.before.current_task,
+      response: states.result?.reply ?? null,
+      outcome: states.result?.outcome ?? cycle.status.toLowerCase(),
+      usage: states.result?.usage ?? null,
+      directives: states.result?.directives ?? [],
+      scratchpad_before: states.input.before,
+      scratchpad_after: states.result?.after ?? null,
+    });
+  }
+  if (turns.length === 0) throw new CliError(`no cycles found for agent "${agentId}"`);
+  await fs.writeFile(options.out, `${JSON.stringify(turns, null, 2)}\n`);
+  process.stdout.write(`Wrote ${turns.length} turn(s) to ${options.out}\n`);
+  return EXIT.ok;
+}

@@ -1,0 +1,54 @@
+import * as readline from 'node:readline';
+import { agentWorkflowId, signalAgent, updateAgent } from '../../agent-client';
+import { renderMarkdown } from '../../core/render';
+import { directiveSignal, scratchpadQuery, sendUpdate } from '../../workflows/definitions';
+import { CliError, EXIT } from '../errors';
+import * as runtime from '../runtime';
+import { agentContext } from './agent';
+
+const HELP = 'Type a message and press Enter. /scratchpad shows the scratchpad, /directive TEXT sends a directive, /quit leaves.';
+
+/** `scratchpad chat AGENT`: an interactive prompt where each line is one `send`. */
+export async function chatCommand(agentId: string, options: { model?: string }): Promise<number> {
+  const { config, target } = await agentContext(agentId);
+  const spec = runtime.modelSpec(config, options.model);
+  const client = await runtime.client(config);
+  const interactive = process.stdin.isTTY === true;
+  const lines = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: interactive });
+  const prompt = () => interactive && process.stdout.write('you> ');
+  process.stderr.write(`Chatting with ${agentWorkflowId(agentId)} (model ${spec}). ${HELP}\n`);
+  await runtime.withWorker(client, config, spec, async () => {
+    prompt();
+    for await (const raw of lines) {
+      const line = raw.trim();
+      if (line === '/quit' || line === '/exit') break;
+      try {
+        if (line === '') {
+          // Nothing to send.
+        } else if (line === '/scratchpad') {
+          const state = await client.workflow.getHandle(agentWorkflowId(agentId)).query(scratchpadQuery).catch(() => {
+            throw new CliError('the agent has not started yet: send a message first');
+          });
+          process.stdout.write(renderMarkdown(state));
+        } else if (line.startsWith('/directive')) {
+          const text = line.slice('/directive'.length).trim();
+          if (!text) throw new CliError('usage: /directive TEXT');
+          await signalAgent(client, target, directiveSignal, [text]);
+          process.stdout.write('(directive sent)\n');
+        } else if (line.startsWith('/')) {
+          process.stdout.write(`${HELP}\n`);
+        } else {
+          const result = await runtime.unwrapUpdateErrors(() => updateAgent(client, target, sendUpdate, [{ message: line }]));
+          process.stdout.write(`agent> ${result.reply}\n`);
+          if (result.outcome !== 'completed') process.stdout.write(`(cycle ${result.cycleId}: ${result.outcome})\n`);
+        }
+      } catch (error) {
+        if (!(error instanceof CliError)) throw error;
+        process.stderr.write(`scratchpad: ${error.message}\n`);
+      }
+      prompt();
+    }
+  });
+  lines.close();
+  return EXIT.ok;
+}
