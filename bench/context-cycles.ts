@@ -18,18 +18,33 @@ export interface CycleMeasure {
   archiveCuts: number;
   /** Whether this turn's reflection landed: its Known line ends the section (the newest line is never archived). */
   reflectionApplied: boolean;
+  /** Why it did not land, from the `[UPDATE REJECTED]` note the cycle left. */
+  rejection?: string;
+}
+
+const REJECTED = '[UPDATE REJECTED] ';
+
+function rejectionOf(notes: string): string | undefined {
+  const line = notes
+    .split('\n')
+    .reverse()
+    .find((entry) => entry.startsWith(REJECTED));
+  return line?.slice(REJECTED.length);
 }
 
 async function measureCycle(client: Client, result: SendResult, turn: ScriptedTurn): Promise<CycleMeasure> {
   const cycle = (await client.workflow.getHandle<typeof agentCycle>(result.cycleId).result()) as CycleResult;
   const archived = cycle.archived ?? [];
+  const reflectionApplied = cycle.after.understanding.known.endsWith(turn.known);
+  const rejection = reflectionApplied ? undefined : rejectionOf(cycle.after.notes);
   return {
     cycleId: result.cycleId,
     history: await historySize(client, result.cycleId),
     renderedAfter: renderedSize(cycle.after),
     archivedChars: archived.reduce((sum, entry) => sum + entry.chars, 0),
     archiveCuts: archived.length,
-    reflectionApplied: cycle.after.understanding.known.endsWith(turn.known),
+    reflectionApplied,
+    ...(rejection ? { rejection } : {}),
   };
 }
 

@@ -20,7 +20,10 @@ export interface AgentHistory {
 }
 
 function sizeOfEvents(events: readonly HistoryEvent[]): HistorySize {
-  return { events: events.length, bytes: temporal.api.history.v1.History.encode({ events: [...events] }).finish().length };
+  return {
+    events: events.length,
+    bytes: temporal.api.history.v1.History.encode({ events: [...events] }).finish().length,
+  };
 }
 
 async function fetchEvents(client: Client, workflowId: string, runId?: string): Promise<HistoryEvent[]> {
@@ -35,7 +38,7 @@ export async function historySize(client: Client, workflowId: string): Promise<H
 /** Every run of a workflow from `firstRunId` on, following continue-as-new. */
 async function runHistories(client: Client, workflowId: string, firstRunId: string) {
   const runs: { runId: string; events: HistoryEvent[] }[] = [];
-  for (let runId: string | null | undefined = firstRunId; runId; ) {
+  for (let runId: string | null | undefined = firstRunId; runId;) {
     const events = await fetchEvents(client, workflowId, runId);
     runs.push({ runId, events });
     runId = events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId;

@@ -21,7 +21,9 @@ export function sizeOf(chars: number): PromptSize {
 
 /** Everything a request puts before the model: its system prompt and every message. */
 export function requestChars(request: ProviderRequest): number {
-  return SYSTEM_PROMPTS[request.system].length + request.messages.reduce((sum, message) => sum + message.content.length, 0);
+  return (
+    SYSTEM_PROMPTS[request.system].length + request.messages.reduce((sum, message) => sum + message.content.length, 0)
+  );
 }
 
 /** Prompt sizes of one phase's requests, in the order the model received them (one per turn). */

@@ -32,7 +32,10 @@ const RECORDINGS: Recording[] = [
   {
     name: 'agent-cycle-completed',
     script: [
-      { tool: 'update_scratchpad', args: { trajectory_now: 'Greeting', understanding_known: 'APPEND: - (user) wants hello' } },
+      {
+        tool: 'update_scratchpad',
+        args: { trajectory_now: 'Greeting', understanding_known: 'APPEND: - (user) wants hello' },
+      },
       { tool: 'echo', args: { message: 'Hello!' } },
       { tool: 'fs_write', args: { path: 'hello.txt', content: 'Hello!\n' } },
       { tool: 'done', args: { summary: 'Greeted and wrote hello.txt' } },
@@ -73,7 +76,10 @@ async function main(): Promise<void> {
         taskQueue,
         workflowsPath: WORKFLOWS_PATH,
         activities: createActivities({
-          resolveModel: createModelResolver({ defaultSpec: 'scripted:fixture', providers: { 'scripted:fixture': model } }),
+          resolveModel: createModelResolver({
+            defaultSpec: 'scripted:fixture',
+            providers: { 'scripted:fixture': model },
+          }),
           tools: { sandboxRoot, shellAllow: ['echo'], shellTimeoutMs: 5000, fetchAllowHosts: [], fetchMaxBytes: 1024 },
         }),
       });

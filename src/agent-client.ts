@@ -12,12 +12,7 @@ import type { AgentInput, AgentSettings, AgentStatus } from './core/agent';
 import type { Scratchpad } from './core/scratchpad';
 import { agentIdKey } from './temporal/search-attributes';
 import type { agent } from './workflows';
-import {
-  directiveSignal,
-  scratchpadQuery,
-  statusQuery,
-  wakeSignal,
-} from './workflows/definitions';
+import { directiveSignal, scratchpadQuery, statusQuery, wakeSignal } from './workflows/definitions';
 
 export function agentWorkflowId(agentId: string): string {
   return `agent/${agentId}`;

@@ -65,7 +65,10 @@ export async function listCycles(client: Client, agentId: string): Promise<Cycle
  * The agent's active scratchpad (seed 000's `active.yaml`): the after-state of its latest completed
  * cycle with `last_updated` stamped at the time that cycle closed, or undefined for a new agent.
  */
-export async function activeScratchpad(client: Client, agentId: string): Promise<{ state: Scratchpad; cycle: CycleSummary } | undefined> {
+export async function activeScratchpad(
+  client: Client,
+  agentId: string,
+): Promise<{ state: Scratchpad; cycle: CycleSummary } | undefined> {
   const completed = (await listCycles(client, agentId)).filter((cycle) => cycle.status === 'COMPLETED');
   const latest = completed.at(-1);
   if (!latest) return undefined;

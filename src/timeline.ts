@@ -29,11 +29,7 @@ export async function replayTimeline(
       },
     },
   };
-  await Worker.runReplayHistory(
-    { workflowsPath: WORKFLOWS_PATH, sinks },
-    history,
-    workflowId,
-  );
+  await Worker.runReplayHistory({ workflowsPath: WORKFLOWS_PATH, sinks }, history, workflowId);
   const before = cycleStatesFromHistory(history).input.before;
   let previous = before;
   const steps = entries.map((entry) => {

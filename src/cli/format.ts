@@ -20,7 +20,8 @@ export function formatScratchpad(state: Scratchpad, format: Format): string {
 export function parsePositiveInt(name: string) {
   return (value: string): number => {
     const parsed = Number(value);
-    if (!Number.isInteger(parsed) || parsed < 1) throw new CliError(`invalid ${name} "${value}": expected a positive integer`, EXIT.usage);
+    if (!Number.isInteger(parsed) || parsed < 1)
+      throw new CliError(`invalid ${name} "${value}": expected a positive integer`, EXIT.usage);
     return parsed;
   };
 }

@@ -72,7 +72,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .action(run(workerCommand));
   program
     .command('cycle')
-    .description("run one task cycle of an agent (through its agent workflow, one at a time) and wait for the outcome")
+    .description('run one task cycle of an agent (through its agent workflow, one at a time) and wait for the outcome')
     .requiredOption('--agent <id>', 'agent id')
     .option('--task <text>', 'task to enqueue before the cycle (repeatable)', collect, [])
     .option('--max-iterations <n>', 'model calls before giving up (default 10)', parsePositiveInt('--max-iterations'))
@@ -86,9 +86,11 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .argument('<id>', 'agent id, or a cycle workflow id like agent/<id>/cycle/<n>')
     .addOption(new Option('--state <which>', 'before, after or current').choices(STATES))
     .addOption(new Option('--format <format>', 'output format').choices(FORMATS).default('yaml'))
-    .action(run((id: string, options: { state?: StateName; format: string }) =>
-      showCommand(id, { state: options.state, format: parseFormat(options.format) }),
-    ));
+    .action(
+      run((id: string, options: { state?: StateName; format: string }) =>
+        showCommand(id, { state: options.state, format: parseFormat(options.format) }),
+      ),
+    );
   program
     .command('snapshots')
     .description("write seed 000's active.yaml and <cycle>_before/_after.yaml files from the histories")
@@ -225,7 +227,10 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .addOption(new Option('--format <format>', 'also print the scratchpad after each step').choices(FORMATS))
     .action(
       run((cycleId: string, options: { json?: boolean; format?: string }) =>
-        timelineCommand(cycleId, { json: options.json, format: options.format ? parseFormat(options.format) : undefined }),
+        timelineCommand(cycleId, {
+          json: options.json,
+          format: options.format ? parseFormat(options.format) : undefined,
+        }),
       ),
     );
   program
@@ -247,7 +252,9 @@ const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
 /** Worker and bundler chatter at INFO would drown the command's output; SCRATCHPAD_LOG_LEVEL raises it. */
 function installLogger(): void {
   const requested = (process.env.SCRATCHPAD_LOG_LEVEL ?? 'WARN').toUpperCase();
-  const level = (LOG_LEVELS as readonly string[]).includes(requested) ? (requested as (typeof LOG_LEVELS)[number]) : 'WARN';
+  const level = (LOG_LEVELS as readonly string[]).includes(requested)
+    ? (requested as (typeof LOG_LEVELS)[number])
+    : 'WARN';
   Runtime.install({ logger: new DefaultLogger(level) });
 }
 

@@ -41,7 +41,10 @@ export async function client(current: Config): Promise<Client> {
 export async function hasWorker(temporalClient: Client, current: Config): Promise<boolean> {
   const response = await temporalClient.workflowService.describeTaskQueue({
     namespace: current.TEMPORAL_NAMESPACE,
-    taskQueue: { name: current.SCRATCHPAD_TASK_QUEUE, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+    taskQueue: {
+      name: current.SCRATCHPAD_TASK_QUEUE,
+      kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL,
+    },
     taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
   });
   return (response.pollers ?? []).length > 0;

@@ -1,15 +1,20 @@
 import { renderMarkdown } from './render';
-import { type Scratchpad, type SectionKey, getSection, setSection } from './scratchpad';
+import { MAX_SECTION_CHARS, type Scratchpad, type SectionKey, getSection, setSection } from './scratchpad';
 
 /** Default ceiling on the rendered scratchpad, in characters. */
 export const DEFAULT_BUDGET_CHARS = 8000;
 
-/** Sections that grow, in the order their oldest content is archived (seed 001 `archive_workspace`). */
-export const ARCHIVE_ORDER: readonly SectionKey[] = ['workspace', 'trajectory_path', 'understanding_known'];
+export type ArchivableKey = SectionKey | 'notes';
+
+/** Where older content goes first when the scratchpad outgrows its budget (seed 001 `archive_workspace`). */
+export const ARCHIVE_ORDER: readonly ArchivableKey[] = ['workspace', 'trajectory_path', 'understanding_known', 'notes'];
+
+/** Sections that grow by appending; an update may push them past the section cap, and the budget cuts them back. */
+export const GROWING_SECTIONS: readonly SectionKey[] = ['workspace', 'trajectory_path', 'understanding_known'];
 
 /** One section's oldest content to move out of the scratchpad. */
 export interface ArchiveCut {
-  section: SectionKey;
+  section: ArchivableKey;
   /** Oldest lines, moved to the observation store. */
   removed: string;
   /** Newest lines, kept in place. */
@@ -20,37 +25,56 @@ export function renderedSize(state: Scratchpad): number {
   return renderMarkdown(state).length;
 }
 
-const POINTER_ALLOWANCE = 160;
+const POINTER_ALLOWANCE = 120;
+
+function read(state: Scratchpad, key: ArchivableKey): string {
+  return key === 'notes' ? state.notes : getSection(state, key);
+}
+
+function write(state: Scratchpad, key: ArchivableKey, value: string): Scratchpad {
+  return key === 'notes' ? { ...state, notes: value } : setSection(state, key, value);
+}
+
+/** Cuts the oldest whole lines of `text` until at least `need` characters are freed; the newest line stays. */
+function cutOldest(text: string, need: number): { removed: string; kept: string } | undefined {
+  const lines = text.split('\n');
+  let cut = 0;
+  let freed = 0;
+  while (cut < lines.length - 1 && freed < need) {
+    freed += (lines[cut] as string).length + 1;
+    cut++;
+  }
+  const removed = lines.slice(0, cut).join('\n');
+  if (removed.trim() === '') return undefined;
+  return { removed, kept: lines.slice(cut).join('\n') };
+}
 
 /**
- * Plans the smallest cut of oldest lines that brings the rendered scratchpad within `budget`:
- * WORKSPACE first, then Path, then Known; the newest line of a section is always kept.
+ * Plans the cut of oldest lines that brings the rendered scratchpad within `budget` and every growing
+ * section within the section cap: WORKSPACE first, then Path, then Known, then notes.
  */
 export function planArchive(state: Scratchpad, budget: number): ArchiveCut[] {
   let excess = renderedSize(state) - budget;
   const cuts: ArchiveCut[] = [];
   for (const section of ARCHIVE_ORDER) {
-    if (excess <= 0) break;
-    const lines = getSection(state, section).split('\n');
-    let cut = 0;
-    let freed = 0;
-    while (cut < lines.length - 1 && freed - POINTER_ALLOWANCE < excess) {
-      freed += (lines[cut] as string).length + 1;
-      cut++;
-    }
-    if (cut === 0 || freed <= POINTER_ALLOWANCE) continue;
-    cuts.push({ section, removed: lines.slice(0, cut).join('\n'), kept: lines.slice(cut).join('\n') });
-    excess -= freed - POINTER_ALLOWANCE;
+    const text = read(state, section);
+    const overCap = section === 'notes' ? 0 : text.length + POINTER_ALLOWANCE - MAX_SECTION_CHARS;
+    const need = Math.max(excess > 0 ? excess + POINTER_ALLOWANCE : 0, overCap);
+    if (need <= 0) continue;
+    const cut = cutOldest(text, need);
+    if (!cut) continue;
+    cuts.push({ section, ...cut });
+    excess -= cut.removed.length + 1 - POINTER_ALLOWANCE;
   }
   return cuts;
 }
 
 /** The line left where archived content was, telling the model how to read it back. */
 export function archivePointer(id: string, chars: number): string {
-  return `[ARCHIVED ${chars} chars of older content: scratchpad_read(scratchpad_id="${id}")]`;
+  return `[ARCHIVED ${chars} older chars: scratchpad_read(scratchpad_id="${id}")]`;
 }
 
 /** Replaces a section's oldest lines by a pointer to where they were archived. */
 export function applyArchive(state: Scratchpad, cut: ArchiveCut, id: string): Scratchpad {
-  return setSection(state, cut.section, `${archivePointer(id, cut.removed.length)}\n${cut.kept}`);
+  return write(state, cut.section, `${archivePointer(id, cut.removed.length)}\n${cut.kept}`);
 }

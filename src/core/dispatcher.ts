@@ -36,7 +36,11 @@ export function completeTask(state: Scratchpad, summary: string): Scratchpad {
  */
 export function dispatch(state: Scratchpad, parsed: ParsedAction, workTools: readonly string[]): Dispatch {
   if (!parsed.ok) {
-    return { kind: 'parse_error', state: { ...state, notes: appendNote(state.notes, `[PARSE ERROR] ${parsed.error}`) }, error: parsed.error };
+    return {
+      kind: 'parse_error',
+      state: { ...state, notes: appendNote(state.notes, `[PARSE ERROR] ${parsed.error}`) },
+      error: parsed.error,
+    };
   }
   const { action } = parsed;
   if (action.tool === 'update_scratchpad') {

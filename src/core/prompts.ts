@@ -41,10 +41,7 @@ Call update_scratchpad with ONLY the sections that need to change.
 If nothing meaningful changed, call with no arguments.`;
 
 /** Seed 001 single-phase mode: the respond turn maintains the scratchpad itself. */
-export const RESPOND_SINGLE_SYSTEM = `${RESPOND_SYSTEM.replace(
-  /\nAfter you respond[\s\S]*$/,
-  '',
-)}
+export const RESPOND_SINGLE_SYSTEM = `${RESPOND_SYSTEM.replace(/\nAfter you respond[\s\S]*$/, '')}
 Your scratchpad is your only memory between turns. Reply to the user in text. In the same response, call
 update_scratchpad with only the sections that changed (REPLACE by default, "APPEND: " to add a line, "CLEAR" to
 empty), or do not call it if nothing meaningful changed.`;

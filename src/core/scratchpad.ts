@@ -9,10 +9,7 @@ export const MAX_NOTES_CHARS = 6000;
 
 const text = z.string();
 
-export const CompletedTaskSchema = z.union([
-  z.string(),
-  z.object({ task: z.string(), summary: z.string() }),
-]);
+export const CompletedTaskSchema = z.union([z.string(), z.object({ task: z.string(), summary: z.string() })]);
 export type CompletedTask = z.infer<typeof CompletedTaskSchema>;
 
 /**
@@ -120,7 +117,13 @@ export function normalizeScratchpad(input: unknown): Scratchpad {
   for (const [key, value] of Object.entries(raw)) {
     const defaultValue = (base as Record<string, unknown>)[key];
     if (value === undefined) continue;
-    if (defaultValue && typeof defaultValue === 'object' && !Array.isArray(defaultValue) && value && typeof value === 'object') {
+    if (
+      defaultValue &&
+      typeof defaultValue === 'object' &&
+      !Array.isArray(defaultValue) &&
+      value &&
+      typeof value === 'object'
+    ) {
       merged[key] = { ...defaultValue, ...(value as object) };
     } else {
       merged[key] = value;

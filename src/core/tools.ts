@@ -29,7 +29,10 @@ export const TOOL_ARGS = {
   }),
   scratchpad_read: z.object({
     scratchpad_id: z
-      .string()
+      .string({
+        error: (issue) =>
+          issue.input === undefined ? 'required: the scratchpad_id of a stored observation' : undefined,
+      })
       .regex(/^[0-9a-f]{16}$/, 'expected the 16 hexadecimal characters of a scratchpad_id')
       .describe("Id from the 'scratchpad_id' field of a previous observation"),
     mode: z.enum(['full', 'head', 'tail', 'range', 'lines', 'grep']).optional().describe('What to read (default head)'),

@@ -12,13 +12,13 @@ import {
   isUpdateKey,
   setSection,
 } from './scratchpad';
+import { GROWING_SECTIONS } from './budget';
 
 /** Arguments of an `update_scratchpad` call: keys to values, REPLACE by default, `APPEND: ` or `CLEAR` by prefix. */
 export type UpdateArgs = Record<string, unknown>;
 
 export type UpdateOutcome =
-  | { ok: true; state: Scratchpad; changed: UpdateKey[] }
-  | { ok: false; state: Scratchpad; error: string };
+  { ok: true; state: Scratchpad; changed: UpdateKey[] } | { ok: false; state: Scratchpad; error: string };
 
 const APPEND_PREFIX = 'APPEND: ';
 const PLACEHOLDER = /^(\((none|none yet|empty|just started)\)|\[[^\]\n]*\])$/i;
@@ -106,7 +106,8 @@ export function validateUpdate(args: unknown): string | null {
     const problem = typeError(key, value);
     if (problem) return problem;
     const size = sizeOf(value);
-    if (size > MAX_UPDATE_CHARS) return `"${key}" is ${size} characters; one update may carry at most ${MAX_UPDATE_CHARS}`;
+    if (size > MAX_UPDATE_CHARS)
+      return `"${key}" is ${size} characters; one update may carry at most ${MAX_UPDATE_CHARS}`;
   }
   return null;
 }
@@ -120,12 +121,20 @@ export function applyUpdate(state: Scratchpad, args: UpdateArgs): Scratchpad {
       const operation = operationOf(value as string);
       const existing = getSection(next, key);
       const updated =
-        operation.kind === 'clear' ? '' : operation.kind === 'append' ? appendText(existing, operation.value) : operation.value;
+        operation.kind === 'clear'
+          ? ''
+          : operation.kind === 'append'
+            ? appendText(existing, operation.value)
+            : operation.value;
       next = setSection(next, key, updated);
     } else if (key === 'notes') {
       const operation = operationOf(value as string);
       const notes =
-        operation.kind === 'clear' ? '' : operation.kind === 'append' ? appendNote(next.notes, operation.value) : operation.value;
+        operation.kind === 'clear'
+          ? ''
+          : operation.kind === 'append'
+            ? appendNote(next.notes, operation.value)
+            : operation.value;
       next = { ...next, notes };
     } else if (key === 'current_task') {
       const operation = value === null ? ({ kind: 'clear' } as const) : operationOf(value as string);
@@ -145,12 +154,16 @@ export function applyUpdate(state: Scratchpad, args: UpdateArgs): Scratchpad {
   return next;
 }
 
+/** A growing section may overshoot its cap by one update; the budget archives its oldest lines right after. */
+export const MAX_GROWING_SECTION_CHARS = MAX_SECTION_CHARS + MAX_UPDATE_CHARS + 1;
+
 function capViolation(state: Scratchpad, keys: readonly UpdateKey[]): string | null {
   for (const key of keys) {
     if (isSectionKey(key)) {
       const length = getSection(state, key).length;
-      if (length > MAX_SECTION_CHARS) {
-        return `"${key}" would grow to ${length} characters (limit ${MAX_SECTION_CHARS}); REPLACE it with a condensed version`;
+      const cap = GROWING_SECTIONS.includes(key) ? MAX_GROWING_SECTION_CHARS : MAX_SECTION_CHARS;
+      if (length > cap) {
+        return `"${key}" would grow to ${length} characters (limit ${cap}); REPLACE it with a condensed version`;
       }
     }
     if (key === 'current_task' && (state.current_task?.length ?? 0) > MAX_SECTION_CHARS) {

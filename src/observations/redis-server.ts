@@ -58,7 +58,10 @@ function spawnReady(binary: string, port: number, directory: string): Promise<Ch
       clearTimeout(timer);
       child.stdout?.removeAllListeners('data');
       child.stdout?.resume();
-      child.removeAllListeners('exit').removeAllListeners('error').on('error', () => undefined);
+      child
+        .removeAllListeners('exit')
+        .removeAllListeners('error')
+        .on('error', () => undefined);
       resolve(child);
     };
     child.stdout?.on('data', collect);
@@ -81,5 +84,7 @@ async function stopChild(child: ChildProcess, directory: string): Promise<void> 
     await exited;
     clearTimeout(timer);
   }
+  child.stdout?.destroy();
+  child.stderr?.destroy();
   await fs.rm(directory, { recursive: true, force: true });
 }

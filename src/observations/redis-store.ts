@@ -66,7 +66,9 @@ export class RedisObservationStore implements ObservationStore {
   private readonly now: () => number;
 
   constructor(url: string, options: RedisStoreOptions = {}) {
-    this.redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 3 });
+    this.redis = new Redis(url, { maxRetriesPerRequest: 3 });
+    // Failures reach callers as rejected commands; without a listener ioredis would also print each one.
+    this.redis.on('error', () => undefined);
     this.prefix = options.keyPrefix ?? 'scratchpad:observations:';
     this.now = options.now ?? Date.now;
     if (options.unref) this.redis.on('connect', () => this.redis.stream.unref());

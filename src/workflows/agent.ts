@@ -50,7 +50,8 @@ import { failureMessage } from './failure';
 const KEPT_CYCLES = 50;
 const KEPT_DIRECTIVES = 100;
 
-type Work = { kind: 'chat'; message: string } | { kind: 'task'; trigger: Trigger; maxIterations?: number; model?: string };
+type Work =
+  { kind: 'chat'; message: string } | { kind: 'task'; trigger: Trigger; maxIterations?: number; model?: string };
 type WorkItem = Work & { id: number };
 
 interface Finished {
@@ -59,7 +60,10 @@ interface Finished {
 }
 
 /** Runs a synchronous safeParse in a validator so bad arguments are rejected before they reach history. */
-function validate<T>(schema: { safeParse(value: unknown): { success: boolean; error?: { message: string } } }, value: T) {
+function validate<T>(
+  schema: { safeParse(value: unknown): { success: boolean; error?: { message: string } } },
+  value: T,
+) {
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new Error(parsed.error?.message ?? 'invalid arguments');
 }
@@ -89,7 +93,8 @@ function summaryOf(item: WorkItem, state: Scratchpad): string {
  */
 export async function agent(rawInput: AgentInput): Promise<void> {
   const parsed = AgentInputSchema.safeParse(rawInput);
-  if (!parsed.success) throw ApplicationFailure.nonRetryable(`invalid agent input: ${parsed.error.message}`, 'AgentError.BadInput');
+  if (!parsed.success)
+    throw ApplicationFailure.nonRetryable(`invalid agent input: ${parsed.error.message}`, 'AgentError.BadInput');
   const input = parsed.data;
   const { agentId } = input;
   const carried = input.carried;
@@ -214,11 +219,9 @@ export async function agent(rawInput: AgentInput): Promise<void> {
     },
     { validator: (state) => validate(ScratchpadSchema, state) },
   );
-  setHandler(
-    configureUpdate,
-    (changes) => (settings = AgentSettingsSchema.parse({ ...settings, ...changes })),
-    { validator: (changes) => validate(AgentSettingsSchema, { ...settings, ...changes }) },
-  );
+  setHandler(configureUpdate, (changes) => (settings = AgentSettingsSchema.parse({ ...settings, ...changes })), {
+    validator: (changes) => validate(AgentSettingsSchema, { ...settings, ...changes }),
+  });
   setHandler(wakeSignal, (args) => {
     const parsedWake = WakeArgsSchema.safeParse(args ?? {});
     const { tasks, trigger } = parsedWake.success ? parsedWake.data : { tasks: [], trigger: 'manual' as const };

@@ -41,12 +41,21 @@ async function respond(run: CycleRun, message: string): Promise<{ reply: string;
       iteration,
       phase: 'respond' as const,
       request: { promptChars: messages.reduce((sum, entry) => sum + entry.content.length, 0), tools: offered },
-      response: { text: response.text.slice(0, 2000), toolCalls: actions.map((a) => a.tool), stopReason: response.stopReason },
+      response: {
+        text: response.text.slice(0, 2000),
+        toolCalls: actions.map((a) => a.tool),
+        stopReason: response.stopReason,
+      },
       usage: response.usage,
     };
     for (const update of actions.filter((action) => action.tool === 'update_scratchpad')) {
       const error = run.applyUpdate(update.args);
-      run.trace.push({ ...base, dispatch: 'update', action: { tool: update.tool, args: update.args }, ...(error ? { error } : {}) });
+      run.trace.push({
+        ...base,
+        dispatch: 'update',
+        action: { tool: update.tool, args: update.args },
+        ...(error ? { error } : {}),
+      });
       await run.enforceBudget();
     }
     const work = actions.find((action) => action.tool !== 'update_scratchpad');
@@ -82,7 +91,11 @@ async function reflect(run: CycleRun, message: string, reply: string): Promise<v
     iteration: run.iterations + 1,
     phase: 'reflect',
     request: { promptChars: messages[0]?.content.length ?? 0, tools: ['update_scratchpad'] },
-    response: { text: response.text.slice(0, 2000), toolCalls: update ? [update.tool] : [], stopReason: response.stopReason },
+    response: {
+      text: response.text.slice(0, 2000),
+      toolCalls: update ? [update.tool] : [],
+      stopReason: response.stopReason,
+    },
     dispatch: 'reflect',
     ...(update ? { action: { tool: update.tool, args: update.args } } : {}),
     ...(error ? { error } : {}),

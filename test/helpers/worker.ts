@@ -9,7 +9,7 @@ import {
   bundleWorkflowCode,
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
-import { createActivities } from '../../src/activities';
+import { type ActivityDependencies, createActivities } from '../../src/activities';
 import { createModelResolver } from '../../src/activities/model/registry';
 import { ScriptedProvider, type ScriptEntry } from '../../src/activities/model/scripted';
 import type { ToolOptions } from '../../src/activities/tools/types';
@@ -74,6 +74,7 @@ export async function scriptedWorker(
   script: ScriptEntry[],
   name = 'cycle',
   setup: ObservationSetup = {},
+  extra: Pick<ActivityDependencies, 'client'> = {},
 ): Promise<ScriptedWorker> {
   const model = new ScriptedProvider(script, name);
   const observations = setup.observations ?? new MemoryObservationStore();
@@ -85,7 +86,7 @@ export async function scriptedWorker(
     namespace: env.namespace ?? 'default',
     taskQueue: queue,
     workflowBundle: bundle,
-    activities: createActivities({ resolveModel, tools, observations, offloadBytes: setup.offloadBytes }),
+    activities: createActivities({ resolveModel, tools, observations, offloadBytes: setup.offloadBytes, ...extra }),
     sinks: workerSinks(),
   });
   return { worker, taskQueue: queue, model, tools, observations };

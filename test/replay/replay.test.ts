@@ -29,7 +29,9 @@ describe('saved histories replay against the current workflow code', () => {
     const history = load('agent-cycle-completed.json');
     // The second activity the cycle schedules is the echo tool; claim the workflow asked for a model call instead.
     const scheduled = (history.events ?? []).filter((event) => event.activityTaskScheduledEventAttributes);
-    const tool = scheduled.find((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'runTool');
+    const tool = scheduled.find(
+      (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'runTool',
+    );
     expect(tool).toBeDefined();
     tool!.activityTaskScheduledEventAttributes!.activityType!.name = 'callModel';
     // The error class lives in the workflow sandbox, so identify it by name rather than instanceof.

@@ -41,6 +41,9 @@ describe('JSON text protocol parser', () => {
       usage: ZERO_USAGE,
       model: 'm',
     };
-    expect(parseAction(response)).toEqual({ ok: true, action: { tool: 'echo', args: { message: 'm' }, callId: 'toolu_1' } });
+    expect(parseAction(response)).toEqual({
+      ok: true,
+      action: { tool: 'echo', args: { message: 'm' }, callId: 'toolu_1' },
+    });
   });
 });

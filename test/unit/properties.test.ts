@@ -8,7 +8,17 @@ import {
   defaultScratchpad,
   getSection,
 } from '../../src/core/scratchpad';
+import { applyArchive, planArchive } from '../../src/core/budget';
+import { type Scratchpad } from '../../src/core/scratchpad';
 import { isEmptied, safeApply } from '../../src/core/update';
+
+/** What the workflow does after every update: archive what the budget and section caps do not hold. */
+function withinBudget(state: Scratchpad, budget: number): Scratchpad {
+  let next = state;
+  for (const [index, cut] of planArchive(state, budget).entries())
+    next = applyArchive(next, cut, `${index}`.padStart(16, '0'));
+  return next;
+}
 
 const text = fc.string({ maxLength: 1200 });
 const value = fc.oneof(
@@ -26,13 +36,13 @@ const update = fc.dictionary(key, value, { maxKeys: 5 });
 describe('properties of safeApply', () => {
   it('any sequence of valid and invalid updates keeps every section present and every cap respected', () => {
     fc.assert(
-      fc.property(fc.array(update, { maxLength: 40 }), (updates) => {
+      fc.property(fc.array(update, { maxLength: 40 }), fc.integer({ min: 4000, max: 20_000 }), (updates, budget) => {
         let state = defaultScratchpad();
         for (const args of updates) {
           const before = state;
           const outcome = safeApply(state, args);
-          state = outcome.state;
-          if (!outcome.ok) expect(state).toBe(before);
+          if (!outcome.ok) expect(outcome.state).toBe(before);
+          state = withinBudget(outcome.state, budget);
           expect(ScratchpadSchema.safeParse(state).success).toBe(true);
           for (const section of SECTION_KEY_NAMES) {
             expect(typeof getSection(state, section)).toBe('string');

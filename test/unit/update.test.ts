@@ -63,7 +63,13 @@ describe('update_scratchpad merge', () => {
       notes: 'CLEAR',
       current_task: 'CLEAR',
     });
-    expect(cleared.state).toMatchObject({ pending_actions: [], goals: [], completed_tasks: [], notes: '', current_task: null });
+    expect(cleared.state).toMatchObject({
+      pending_actions: [],
+      goals: [],
+      completed_tasks: [],
+      notes: '',
+      current_task: null,
+    });
   });
 
   it('an empty update changes nothing', () => {
@@ -105,9 +111,16 @@ describe('update validation (seed 001 safe_apply)', () => {
   });
 
   it('rejects an APPEND that would grow a section past its cap', () => {
-    const full = { ...base, workspace: 'w'.repeat(MAX_SECTION_CHARS - 10) };
-    const result = safeApply(full, { workspace: 'APPEND: ' + 'x'.repeat(100) });
+    const full = { ...base, self: { ...base.self, flags: 'f'.repeat(MAX_SECTION_CHARS - 10) } };
+    const result = safeApply(full, { self_flags: 'APPEND: ' + 'x'.repeat(100) });
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.error).toMatch(/would grow to/);
+  });
+
+  it('lets a growing section overshoot by one update, for the budget to archive', () => {
+    const full = { ...base, workspace: 'w'.repeat(MAX_SECTION_CHARS - 10) };
+    const result = safeApply(full, { workspace: 'APPEND: ' + 'x'.repeat(100), trajectory_now: 'next' });
+    expect(result.ok).toBe(true);
+    expect(result.state.trajectory.now).toBe('next');
   });
 });

@@ -42,12 +42,18 @@ async function runCycle(taskQueue: string, input: CycleInput): Promise<CycleResu
   });
 }
 
-const seeded = enqueueTasks(defaultScratchpad('Demonstrate the cycle'), ['Run the echo tool with a hello message', 'Write hello.txt']);
+const seeded = enqueueTasks(defaultScratchpad('Demonstrate the cycle'), [
+  'Run the echo tool with a hello message',
+  'Write hello.txt',
+]);
 
 describe('agentCycle on the dev server', () => {
   it('runs tools, updates the scratchpad, and completes on done', async () => {
     const { worker, taskQueue, model } = await scriptedWorker(env, bundle, [
-      { tool: 'update_scratchpad', args: { understanding_known: 'APPEND: - (user) wants a greeting', trajectory_now: 'Echoing' } },
+      {
+        tool: 'update_scratchpad',
+        args: { understanding_known: 'APPEND: - (user) wants a greeting', trajectory_now: 'Echoing' },
+      },
       { tool: 'echo', args: { message: 'Hello!' } },
       { tool: 'fs_write', args: { path: 'hello.txt', content: 'hi' } },
       { tool: 'done', args: { summary: 'Echoed hello' } },
@@ -61,7 +67,9 @@ describe('agentCycle on the dev server', () => {
     expect(result.after.notes).toContain('\n[TOOL] echo({"message":"Hello!"}) → ECHO: Hello!');
     expect(result.after.notes).toContain('[TOOL] fs_write({"path":"hello.txt","content":"hi"}) →');
     expect(result.after.notes).toMatch(/\[COMPLETED\] Echoed hello$/);
-    expect(result.after.completed_tasks).toEqual([{ task: 'Run the echo tool with a hello message', summary: 'Echoed hello' }]);
+    expect(result.after.completed_tasks).toEqual([
+      { task: 'Run the echo tool with a hello message', summary: 'Echoed hello' },
+    ]);
     expect(result.after.current_task).toBe('Write hello.txt');
     expect(result.after.pending_actions).toEqual([]);
     expect(result.after.last_updated).toBeNull();
@@ -195,7 +203,9 @@ describe('agentCycle on the dev server', () => {
       // The after-state keeps last_updated as it was; the active state is stamped when adopted (seed 000).
       expect({ ...active, last_updated: secondBefore.last_updated }).toEqual(secondResult.after);
       expect(secondResult.after.last_updated).toBe(secondBefore.last_updated);
-      expect(Date.parse(active.last_updated as string)).toBeGreaterThanOrEqual(Date.parse(secondBefore.last_updated as string));
+      expect(Date.parse(active.last_updated as string)).toBeGreaterThanOrEqual(
+        Date.parse(secondBefore.last_updated as string),
+      );
       expect(Object.keys(active).slice(0, 6)).toEqual([
         'goals',
         'current_task',

@@ -54,8 +54,14 @@ describe('agent workflow: reflective chat turns', () => {
     ]);
     const target = newAgent(taskQueue);
     await worker.runUntil(async () => {
-      const first = await updateAgent(env.client, target, sendUpdate, [{ message: 'Hello, I am Ada and I build pipelines.' }]);
-      expect(first).toEqual({ reply: 'Nice to meet you, Ada.', cycleId: `agent/${target.agentId}/cycle/1`, outcome: 'completed' });
+      const first = await updateAgent(env.client, target, sendUpdate, [
+        { message: 'Hello, I am Ada and I build pipelines.' },
+      ]);
+      expect(first).toEqual({
+        reply: 'Nice to meet you, Ada.',
+        cycleId: `agent/${target.agentId}/cycle/1`,
+        outcome: 'completed',
+      });
       const second = await updateAgent(env.client, target, sendUpdate, [{ message: 'What is my name?' }]);
       expect(second.reply).toBe('You are Ada.');
 
@@ -89,7 +95,11 @@ describe('agent workflow: reflective chat turns', () => {
 
   it('single-phase mode takes the update from the response itself', async () => {
     const { worker, taskQueue, model } = await scriptedWorker(env, bundle, [
-      { text: 'Noted: tea it is.', tool: 'update_scratchpad', args: { understanding_known: 'APPEND: - (user) prefers tea' } },
+      {
+        text: 'Noted: tea it is.',
+        tool: 'update_scratchpad',
+        args: { understanding_known: 'APPEND: - (user) prefers tea' },
+      },
     ]);
     const target = newAgent(taskQueue, { twoPhase: false });
     await worker.runUntil(async () => {
@@ -107,7 +117,9 @@ describe('agent workflow: reflective chat turns', () => {
     const { worker, taskQueue } = await scriptedWorker(env, bundle, []);
     const target = newAgent(taskQueue);
     await worker.runUntil(async () => {
-      const rejection = (pattern: RegExp) => ({ cause: expect.objectContaining({ message: expect.stringMatching(pattern) }) });
+      const rejection = (pattern: RegExp) => ({
+        cause: expect.objectContaining({ message: expect.stringMatching(pattern) }),
+      });
       await expect(updateAgent(env.client, target, sendUpdate, [{ message: '   ' }])).rejects.toMatchObject(
         rejection(/too small|at least/i),
       );
@@ -202,7 +214,9 @@ describe('agent workflow: cycles and memory', () => {
     const source = newAgent(taskQueue);
     const copy = newAgent(taskQueue);
     await worker.runUntil(async () => {
-      await updateAgent(env.client, source, injectUpdate, [{ section: 'identity_user', content: 'Senior ML engineer' }]);
+      await updateAgent(env.client, source, injectUpdate, [
+        { section: 'identity_user', content: 'Senior ML engineer' },
+      ]);
       const queued = await updateAgent(env.client, source, enqueueUpdate, [{ tasks: ['one', 'two'], goals: ['ship'] }]);
       expect(queued).toEqual({ current_task: 'one', pending_actions: ['two'] });
       const exported = await env.client.workflow.getHandle(agentWorkflowId(source.agentId)).query(scratchpadQuery);
@@ -216,7 +230,10 @@ describe('agent workflow: cycles and memory', () => {
 
   it('continues-as-new across 200+ cycles with its memory and queries intact', async () => {
     const total = 205;
-    const script = Array.from({ length: total }, (_, index) => ({ tool: 'done', args: { summary: `done ${index + 1}` } }));
+    const script = Array.from({ length: total }, (_, index) => ({
+      tool: 'done',
+      args: { summary: `done ${index + 1}` },
+    }));
     const { worker, taskQueue } = await scriptedWorker(env, bundle, script);
     const target = newAgent(taskQueue, { continueAsNewEvery: 20 });
     const tasks = Array.from({ length: total }, (_, index) => `task ${index + 1}`);

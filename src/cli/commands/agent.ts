@@ -1,7 +1,15 @@
 import * as fs from 'node:fs/promises';
 import type { Client } from '@temporalio/client';
 import YAML from 'yaml';
-import { type AgentTarget, agentWorkflowId, signalAgent, updateAgent, validateAgentId } from '../../agent-client';
+import {
+  type AgentTarget,
+  agentHandle,
+  agentWorkflowId,
+  signalAgent,
+  updateAgent,
+  validateAgentId,
+} from '../../agent-client';
+import type { Config } from '../../config';
 import { listCycles } from '../../client';
 import type { AgentSettings } from '../../core/agent';
 import { type Scratchpad, normalizeScratchpad } from '../../core/scratchpad';
@@ -31,11 +39,28 @@ export async function agentContext(agentId: string) {
   return { config, target };
 }
 
+/**
+ * A running agent keeps the task queue it started on; serve that one, so changing SCRATCHPAD_TASK_QUEUE later does
+ * not leave the agent without a worker.
+ */
+export async function onAgentQueue(client: Client, config: Config, target: AgentTarget) {
+  const handle = await agentHandle(client, target.agentId);
+  const description = handle ? await handle.describe() : undefined;
+  if (!description || description.status.name !== 'RUNNING') return { config, target };
+  const queue = description.taskQueue;
+  return { config: { ...config, SCRATCHPAD_TASK_QUEUE: queue }, target: { ...target, taskQueue: queue } };
+}
+
 /** Runs `work` against the agent with a worker available (an in-process one when none polls). */
-async function withAgent<T>(agentId: string, model: string | undefined, work: (client: Client, target: AgentTarget) => Promise<T>) {
-  const { config, target } = await agentContext(agentId);
-  const spec = runtime.modelSpec(config, model);
-  const client = await runtime.client(config);
+async function withAgent<T>(
+  agentId: string,
+  model: string | undefined,
+  work: (client: Client, target: AgentTarget) => Promise<T>,
+) {
+  const context = await agentContext(agentId);
+  const spec = runtime.modelSpec(context.config, model);
+  const client = await runtime.client(context.config);
+  const { config, target } = await onAgentQueue(client, context.config, context.target);
   return runtime.withWorker(client, config, spec, () => runtime.unwrapUpdateErrors(() => work(client, target)));
 }
 
@@ -81,7 +106,9 @@ export async function enqueueCommand(agentId: string, options: { task: string[];
   const result = await withAgent(agentId, options.model, (client, target) =>
     updateAgent(client, target, enqueueUpdate, [{ tasks: options.task, goals: options.goal }]),
   );
-  process.stdout.write(`current_task: ${result.current_task ?? '(none)'}\npending_actions: ${result.pending_actions.length}\n`);
+  process.stdout.write(
+    `current_task: ${result.current_task ?? '(none)'}\npending_actions: ${result.pending_actions.length}\n`,
+  );
   return EXIT.ok;
 }
 
@@ -111,7 +138,8 @@ export async function statusCommand(agentId: string, options: { json?: boolean; 
 /** `scratchpad configure AGENT ...`: change how the agent runs its cycles. */
 export async function configureCommand(agentId: string, options: Partial<AgentSettings> & { model?: string }) {
   const changes = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
-  if (Object.keys(changes).length === 0) throw new CliError('nothing to configure: give at least one option', EXIT.usage);
+  if (Object.keys(changes).length === 0)
+    throw new CliError('nothing to configure: give at least one option', EXIT.usage);
   const settings = await withAgent(agentId, options.model, (client, target) =>
     updateAgent(client, { ...target, settings: changes }, configureUpdate, [changes]),
   );
@@ -146,9 +174,10 @@ export async function readImport(file: string): Promise<Scratchpad> {
   } catch (error) {
     throw new CliError(`cannot read ${file}: ${(error as Error).message}`, EXIT.usage);
   }
-  const body = (parsed as { format?: string; scratchpad?: unknown })?.format === EXPORT_FORMAT
-    ? (parsed as { scratchpad: unknown }).scratchpad
-    : parsed;
+  const body =
+    (parsed as { format?: string; scratchpad?: unknown })?.format === EXPORT_FORMAT
+      ? (parsed as { scratchpad: unknown }).scratchpad
+      : parsed;
   try {
     return normalizeScratchpad(body);
   } catch (error) {
@@ -170,7 +199,9 @@ export async function traceCommand(agentId: string, options: { out: string }) {
   const client = await runtime.client(config);
   const turns = [];
   for (const cycle of await listCycles(client, agentId)) {
-    const states = cycleStatesFromHistory(await client.workflow.getHandle(cycle.workflowId, cycle.runId).fetchHistory());
+    const states = cycleStatesFromHistory(
+      await client.workflow.getHandle(cycle.workflowId, cycle.runId).fetchHistory(),
+    );
     turns.push({
       turn: cycle.n,
       cycleId: cycle.workflowId,

@@ -4,20 +4,23 @@ import { renderMarkdown } from '../../core/render';
 import { directiveSignal, scratchpadQuery, sendUpdate } from '../../workflows/definitions';
 import { CliError, EXIT } from '../errors';
 import * as runtime from '../runtime';
-import { agentContext } from './agent';
+import { agentContext, onAgentQueue } from './agent';
 
-const HELP = 'Type a message and press Enter. /scratchpad shows the scratchpad, /directive TEXT sends a directive, /quit leaves.';
+const HELP =
+  'Type a message and press Enter. /scratchpad shows the scratchpad, /directive TEXT sends a directive, /quit leaves.';
 
 /** `scratchpad chat AGENT`: an interactive prompt where each line is one `send`. */
 export async function chatCommand(agentId: string, options: { model?: string }): Promise<number> {
-  const { config, target } = await agentContext(agentId);
-  const spec = runtime.modelSpec(config, options.model);
-  const client = await runtime.client(config);
+  const context = await agentContext(agentId);
+  const spec = runtime.modelSpec(context.config, options.model);
+  const client = await runtime.client(context.config);
+  const { config, target } = await onAgentQueue(client, context.config, context.target);
   const interactive = process.stdin.isTTY === true;
-  const lines = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: interactive });
   const prompt = () => interactive && process.stdout.write('you> ');
   process.stderr.write(`Chatting with ${agentWorkflowId(agentId)} (model ${spec}). ${HELP}\n`);
   await runtime.withWorker(client, config, spec, async () => {
+    // Created only now: lines read before the async iterator exists would be lost while the worker starts.
+    const lines = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: interactive });
     prompt();
     for await (const raw of lines) {
       const line = raw.trim();
@@ -26,9 +29,12 @@ export async function chatCommand(agentId: string, options: { model?: string }):
         if (line === '') {
           // Nothing to send.
         } else if (line === '/scratchpad') {
-          const state = await client.workflow.getHandle(agentWorkflowId(agentId)).query(scratchpadQuery).catch(() => {
-            throw new CliError('the agent has not started yet: send a message first');
-          });
+          const state = await client.workflow
+            .getHandle(agentWorkflowId(agentId))
+            .query(scratchpadQuery)
+            .catch(() => {
+              throw new CliError('the agent has not started yet: send a message first');
+            });
           process.stdout.write(renderMarkdown(state));
         } else if (line.startsWith('/directive')) {
           const text = line.slice('/directive'.length).trim();
@@ -38,7 +44,9 @@ export async function chatCommand(agentId: string, options: { model?: string }):
         } else if (line.startsWith('/')) {
           process.stdout.write(`${HELP}\n`);
         } else {
-          const result = await runtime.unwrapUpdateErrors(() => updateAgent(client, target, sendUpdate, [{ message: line }]));
+          const result = await runtime.unwrapUpdateErrors(() =>
+            updateAgent(client, target, sendUpdate, [{ message: line }]),
+          );
           process.stdout.write(`agent> ${result.reply}\n`);
           if (result.outcome !== 'completed') process.stdout.write(`(cycle ${result.cycleId}: ${result.outcome})\n`);
         }
@@ -48,7 +56,7 @@ export async function chatCommand(agentId: string, options: { model?: string }):
       }
       prompt();
     }
+    lines.close();
   });
-  lines.close();
   return EXIT.ok;
 }

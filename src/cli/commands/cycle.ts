@@ -9,7 +9,7 @@ import { workflowUrl } from '../format';
 import * as runtime from '../runtime';
 import { cycleStatesFromHistory } from '../../snapshots';
 import { importUpdate, runCycleUpdate } from '../../workflows/definitions';
-import { agentContext } from './agent';
+import { agentContext, onAgentQueue } from './agent';
 
 export interface CycleOptions {
   agent: string;
@@ -43,10 +43,11 @@ export function outcomeExitCode(result: CycleResult): number {
 
 /** `scratchpad cycle`: run one task cycle of an agent through its workflow, wait, print the outcome and what changed. */
 export async function cycleCommand(options: CycleOptions): Promise<number> {
-  const { config, target } = await agentContext(options.agent);
-  const spec = runtime.modelSpec(config, options.model);
+  const context = await agentContext(options.agent);
+  const spec = runtime.modelSpec(context.config, options.model);
   const from = options.from ? await readScratchpadFile(options.from) : undefined;
-  const client = await runtime.client(config);
+  const client = await runtime.client(context.config);
+  const { config, target } = await onAgentQueue(client, context.config, context.target);
   if (!options.json) process.stderr.write(`Running a cycle of ${agentWorkflowId(options.agent)}…\n`);
   const record = await runtime.withWorker(client, config, spec, () =>
     runtime.unwrapUpdateErrors(async () => {

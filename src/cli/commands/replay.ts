@@ -6,7 +6,10 @@ import { CliError, EXIT } from '../errors';
 import * as runtime from '../runtime';
 
 /** `scratchpad replay`: replays a fetched or saved history against the current workflow code. */
-export async function replayCommand(workflowId: string | undefined, options: { file?: string; save?: string }): Promise<number> {
+export async function replayCommand(
+  workflowId: string | undefined,
+  options: { file?: string; save?: string },
+): Promise<number> {
   if (!workflowId === !options.file) throw new CliError('give either a WORKFLOW_ID or --file HISTORY.json', EXIT.usage);
   let history;
   if (options.file) {
@@ -25,7 +28,9 @@ export async function replayCommand(workflowId: string | undefined, options: { f
   try {
     await Worker.runReplayHistory({ workflowsPath: WORKFLOWS_PATH }, history, workflowId ?? 'replay');
   } catch (error) {
-    process.stdout.write(`${label}: NOT deterministic after replaying against the current code\n${(error as Error).message}\n`);
+    process.stdout.write(
+      `${label}: NOT deterministic after replaying against the current code\n${(error as Error).message}\n`,
+    );
     return EXIT.error;
   }
   process.stdout.write(`${label}: ${events} events replayed; the current code is deterministic against this history\n`);

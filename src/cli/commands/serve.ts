@@ -36,7 +36,9 @@ export async function devCommand(options: { model?: string }): Promise<number> {
   });
   try {
     const worker = await createWorker({ config: { ...config, TEMPORAL_ADDRESS: server.address }, modelSpec: spec });
-    process.stderr.write(`Web UI: ${server.uiUrl}\nWorker polling "${config.SCRATCHPAD_TASK_QUEUE}" with model ${spec}; Ctrl-C to stop.\n`);
+    process.stderr.write(
+      `Web UI: ${server.uiUrl}\nWorker polling "${config.SCRATCHPAD_TASK_QUEUE}" with model ${spec}; Ctrl-C to stop.\n`,
+    );
     await worker.run();
   } finally {
     await server.stop();
@@ -49,7 +51,9 @@ export async function setupCommand(): Promise<number> {
   const config = runtime.config();
   const client = await runtime.client(config);
   await registerSearchAttributes(client.connection as Connection, config.TEMPORAL_NAMESPACE);
-  process.stdout.write(`Search attributes registered in namespace ${config.TEMPORAL_NAMESPACE} at ${config.TEMPORAL_ADDRESS}.\n`);
+  process.stdout.write(
+    `Search attributes registered in namespace ${config.TEMPORAL_NAMESPACE} at ${config.TEMPORAL_ADDRESS}.\n`,
+  );
   return EXIT.ok;
 }
 

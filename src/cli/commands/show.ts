@@ -20,7 +20,8 @@ async function cycleState(client: Client, workflowId: string, which: StateName |
   const state = which ?? (running ? 'current' : 'after');
   if (state === 'before') return states.input.before;
   if (states.result) return states.result.after;
-  if (state === 'after') throw new CliError(`${workflowId} has not finished (${description.status.name}); try --state current`);
+  if (state === 'after')
+    throw new CliError(`${workflowId} has not finished (${description.status.name}); try --state current`);
   // The live scratchpad exists only in the running workflow: ask it.
   return handle.query<Scratchpad>('current');
 }

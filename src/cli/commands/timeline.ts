@@ -15,7 +15,8 @@ export async function timelineCommand(cycleId: string, options: { json?: boolean
   const description = await handle.describe().catch(() => {
     throw new CliError(`no cycle workflow "${cycleId}"`);
   });
-  if (description.status.name === 'RUNNING') throw new CliError(`${cycleId} is still running; use show --state current`);
+  if (description.status.name === 'RUNNING')
+    throw new CliError(`${cycleId} is still running; use show --state current`);
   const { steps } = await replayTimeline(await handle.fetchHistory(), cycleId);
   if (options.json) {
     process.stdout.write(`${JSON.stringify(steps, null, 2)}\n`);

@@ -1,0 +1,142 @@
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
+import { createActivities } from '../src/activities';
+import { createModelResolver } from '../src/activities/model/registry';
+import { ScriptedProvider } from '../src/activities/model/scripted';
+import { type AgentTarget, agentWorkflowId } from '../src/agent-client';
+import { DEFAULT_BUDGET_CHARS } from '../src/core/budget';
+import { registerSearchAttributes } from '../src/temporal/register-search-attributes';
+import { WORKFLOWS_PATH, workerSinks } from '../src/worker';
+import { benchToolSetup } from './cycle-script';
+import { measureCycles } from './context-cycles';
+import { formatContextReport } from './context-format';
+import { agentHistory } from './context-history';
+import { type ContextOptions, parseContextOptions } from './context-options';
+import { phaseChars, transcriptChars } from './context-prompts';
+import { buildContextReport } from './context-report';
+import { type ConversationRun, runConversation } from './context-run';
+import { type ScriptedTurn, conversationScript, scriptedConversation } from './context-script';
+import { progress } from './measure';
+import { type TemporalTarget, openTemporalTarget } from './temporal-target';
+
+type Cleanup = () => Promise<void> | void;
+
+const MODEL_SPEC = 'scripted:context-size';
+
+const quietLogger = {
+  log: () => undefined,
+  trace: () => undefined,
+  debug: () => undefined,
+  info: () => undefined,
+  warn: (message: string) => progress(`bundler: ${message}`),
+  error: (message: string) => progress(`bundler: ${message}`),
+};
+
+async function connect(target: TemporalTarget, cleanups: Cleanup[]) {
+  const connection = await NativeConnection.connect({ address: target.address });
+  cleanups.push(() => connection.close());
+  const clientConnection = await Connection.connect({ address: target.address });
+  cleanups.push(() => clientConnection.close());
+  // A dev server we started registers them at start; an existing one may not have them yet.
+  if (!target.started) await registerSearchAttributes(clientConnection, target.namespace);
+  return { connection, client: new Client({ connection: clientConnection, namespace: target.namespace }) };
+}
+
+/** The real activities, with the scripted model and the project's default observation store (a SQLite file). */
+function workerActivities(model: ScriptedProvider, cleanups: Cleanup[]) {
+  const setup = benchToolSetup();
+  cleanups.push(() => setup.close());
+  const resolveModel = createModelResolver({ defaultSpec: MODEL_SPEC, providers: { [MODEL_SPEC]: model } });
+  return createActivities({ resolveModel, tools: setup.tools, observations: setup.observations });
+}
+
+/** Runs the conversation on its own worker; the agent is terminated before the worker stops. */
+async function converse(
+  context: Awaited<ReturnType<typeof connect>>,
+  target: TemporalTarget,
+  options: ContextOptions,
+  turns: readonly ScriptedTurn[],
+  activities: ReturnType<typeof createActivities>,
+): Promise<ConversationRun> {
+  progress(`bundling ${WORKFLOWS_PATH}`);
+  const workflowBundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger });
+  const taskQueue = `bench-context-size-${process.pid}-${Date.now()}`;
+  const worker = await Worker.create({
+    connection: context.connection,
+    namespace: target.namespace,
+    taskQueue,
+    workflowBundle,
+    activities,
+    sinks: workerSinks(),
+  });
+  const agent: AgentTarget = { agentId: taskQueue, taskQueue, settings: { budgetChars: options.budgetChars } };
+  return worker.runUntil(async () => {
+    try {
+      return await runConversation(context.client, agent, turns);
+    } finally {
+      // The agent waits for messages forever; ending it also ends a cycle left retrying (parent close policy).
+      await context.client.workflow
+        .getHandle(agentWorkflowId(agent.agentId))
+        .terminate('context-size benchmark finished')
+        .catch(() => undefined);
+    }
+  });
+}
+
+async function run(options: ContextOptions, cleanups: Cleanup[]): Promise<boolean> {
+  const turns = scriptedConversation(options.turns);
+  const model = new ScriptedProvider(conversationScript(turns), 'context-size');
+  const activities = workerActivities(model, cleanups);
+  const archiveContentRegistered = 'archiveContent' in activities;
+  if (!archiveContentRegistered) {
+    progress('WARNING: archiveContent is not among the activities of src/activities/index.ts;');
+    progress(`cycles will fail once the scratchpad passes its ${options.budgetChars}-char budget`);
+  }
+  // openTemporalTarget takes cycle-overhead's options but reads only the address and namespace.
+  const target = await openTemporalTarget({ ...options, iterations: 1, runs: 1 });
+  cleanups.push(() => target.stop());
+  const context = await connect(target, cleanups);
+
+  const conversation = await converse(context, target, options, turns, activities);
+  const cycles = await measureCycles(context.client, conversation.results, turns);
+  progress('fetching the agent workflow history');
+  const agentWorkflow = agentWorkflowId(conversation.agentId);
+  const agent = conversation.firstRunId && (await agentHistory(context.client, agentWorkflow, conversation.firstRunId));
+  const completed = conversation.results.length;
+  const exchanges = conversation.results.map((result, index) => ({ input: turns[index]!.input, reply: result.reply }));
+  const report = buildContextReport({
+    turns: options.turns,
+    budgetChars: options.budgetChars,
+    defaultBudgetChars: DEFAULT_BUDGET_CHARS,
+    server: target.description,
+    archiveContentRegistered,
+    // A turn that stopped the run may have reached the model without completing.
+    respondChars: phaseChars(model.requests, 'respond').slice(0, completed),
+    reflectChars: phaseChars(model.requests, 'reflect').slice(0, completed),
+    transcriptChars: transcriptChars(exchanges),
+    cycles,
+    ...(agent ? { agent } : {}),
+    ...(conversation.error ? { error: conversation.error } : {}),
+  });
+  console.log(formatContextReport(report));
+  console.log(JSON.stringify({ benchmark: 'context-size', ...report }));
+  return !conversation.error;
+}
+
+async function main(): Promise<void> {
+  const options = parseContextOptions(process.argv.slice(2));
+  // The worker's state changes at INFO would interleave with the report; keep warnings and errors.
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  const cleanups: Cleanup[] = [];
+  try {
+    if (!(await run(options, cleanups))) process.exitCode = 1;
+  } finally {
+    progress('tearing down');
+    for (const cleanup of cleanups.reverse()) await cleanup();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,175 @@
+import { execFile } from 'node:child_process';
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import YAML from 'yaml';
+import type { Scratchpad } from '../../src/core/scratchpad';
+
+const BIN = path.resolve(__dirname, '..', '..', 'bin', 'scratchpad.js');
+let home: string;
+let counter = 0;
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function scratchpad(args: string[], env: Record<string, string> = {}, input?: string): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      process.execPath,
+      [BIN, ...args],
+      {
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: home,
+          SCRATCHPAD_HOME: home,
+          TEMPORAL_ADDRESS: process.env.TEMPORAL_TEST_ADDRESS ?? '',
+          SCRATCHPAD_TASK_QUEUE: `cli-${process.pid}`,
+          ...env,
+        },
+        timeout: 60_000,
+      },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    );
+    if (input !== undefined) child.stdin?.end(input);
+  });
+}
+
+async function script(name: string, lines: object[]): Promise<string> {
+  const file = path.join(home, `${name}.jsonl`);
+  await fs.writeFile(file, lines.map((line) => JSON.stringify(line)).join('\n'));
+  return `scripted:${file}`;
+}
+
+function agentName(): string {
+  return `cli-agent-${process.pid}-${Date.now()}-${counter++}`;
+}
+
+beforeAll(async () => {
+  home = await fs.mkdtemp(path.join(os.tmpdir(), 'scratchpad-cli-'));
+});
+
+describe('scratchpad CLI', () => {
+  it('refuses to run a cycle without a usable model and says how to configure one', async () => {
+    const run = await scratchpad(['cycle', '--agent', 'nobody', '--task', 'x']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('No usable model is configured');
+    expect(run.stderr).toContain('SCRATCHPAD_MODEL=openai:');
+  });
+
+  it('rejects bad flags and bad configuration with exit code 2 or a named variable', async () => {
+    const badFlag = await scratchpad(['cycle', '--agent', 'a', '--max-iterations', 'zero']);
+    expect(badFlag.code).toBe(2);
+    expect(badFlag.stderr).toContain('invalid --max-iterations "zero"');
+    const badFormat = await scratchpad(['show', 'a', '--format', 'xml']);
+    expect(badFormat.code).toBe(2);
+    const badAddress = await scratchpad(['show', 'a'], { TEMPORAL_ADDRESS: 'not an address' });
+    expect(badAddress.code).toBe(1);
+    expect(badAddress.stderr).toContain('TEMPORAL_ADDRESS');
+    const badAgent = await scratchpad(['send', '../etc', 'hi'], { SCRATCHPAD_MODEL: 'scripted:/nonexistent' });
+    expect(badAgent.code).toBe(2);
+    expect(badAgent.stderr).toContain('invalid agent id');
+  });
+
+  it('runs cycles with documented exit codes and shows the result', async () => {
+    const agent = agentName();
+    const model = await script('cycles', [
+      { tool: 'echo', args: { message: 'one' } },
+      { tool: 'done', args: { summary: 'finished first' } },
+      { tool: 'echo', args: { message: 'two' } },
+      { error: { type: 'ModelError.Auth', message: '401 bad key', nonRetryable: true } },
+    ]);
+    const env = { SCRATCHPAD_MODEL: model };
+    const completed = await scratchpad(['cycle', '--agent', agent, '--task', 'first task'], env);
+    expect(completed.stderr).toContain('running one in this process');
+    expect(completed.code).toBe(0);
+    expect(completed.stdout).toContain(`Cycle agent/${agent}/cycle/1: completed after 2 iteration(s)`);
+    expect(completed.stdout).toContain('current_task: first task → null');
+
+    // The in-process worker of each command starts the script over, so give each command its own script.
+    const maxed = await scratchpad(['cycle', '--agent', agent, '--task', 'second', '--max-iterations', '1', '--json'], {
+      SCRATCHPAD_MODEL: await script('maxed', [{ tool: 'echo', args: { message: 'two' } }]),
+    });
+    expect(maxed.code).toBe(4);
+    expect(JSON.parse(maxed.stdout)).toMatchObject({ outcome: 'max_iterations', workflowId: `agent/${agent}/cycle/2` });
+
+    const failed = await scratchpad(['cycle', '--agent', agent], {
+      SCRATCHPAD_MODEL: await script('failed', [
+        { error: { type: 'ModelError.Auth', message: '401 bad key', nonRetryable: true } },
+      ]),
+    });
+    expect(failed.code).toBe(3);
+    expect(failed.stdout).toContain('Error: ModelError.Auth: 401 bad key');
+
+    const shown = await scratchpad(['show', agent, '--format', 'json']);
+    expect(shown.code).toBe(0);
+    const active = JSON.parse(shown.stdout) as Scratchpad;
+    expect(active.notes).toBe(`Cycle agent/${agent}/cycle/3 failed: ModelError.Auth: 401 bad key`);
+    expect(active.last_updated).not.toBeNull();
+
+    const before = await scratchpad(['show', `agent/${agent}/cycle/1`, '--state', 'before']);
+    expect(YAML.parse(before.stdout).current_task).toBe('first task');
+
+    const out = path.join(home, `snapshots-${agent}`);
+    const snapshots = await scratchpad(['snapshots', agent, '--out', out]);
+    expect(snapshots.code).toBe(0);
+    const files = (await fs.readdir(out)).sort();
+    expect(files).toHaveLength(7);
+    expect(files).toContain('active.yaml');
+  }, 120_000);
+
+  it('chats, steers, exports and imports through the agent workflow', async () => {
+    const agent = agentName();
+    const model = await script('chat', [
+      { text: 'Hello Ada.' },
+      { tool: 'update_scratchpad', args: { identity_user: 'Ada' } },
+      { text: 'Still Ada.' },
+      { tool: 'update_scratchpad', args: {} },
+    ]);
+    const env = { SCRATCHPAD_MODEL: model };
+    const chat = await scratchpad(
+      ['chat', agent],
+      env,
+      'Hi, I am Ada\n/scratchpad\n/directive be brief\nWho am I?\n/quit\n',
+    );
+    expect(chat.code).toBe(0);
+    expect(chat.stdout).toContain('agent> Hello Ada.');
+    expect(chat.stdout).toContain('### User\nAda');
+    expect(chat.stdout).toContain('(directive sent)');
+    expect(chat.stdout).toContain('agent> Still Ada.');
+
+    const exported = await scratchpad(['export', agent], { SCRATCHPAD_MODEL: await script('none', []) });
+    expect(exported.code).toBe(0);
+    const file = path.join(home, `${agent}.json`);
+    await fs.writeFile(file, exported.stdout);
+    const document = JSON.parse(exported.stdout);
+    expect(document.scratchpad.identity.user).toBe('Ada');
+    expect(document.turn).toBe(2);
+
+    const copy = agentName();
+    const imported = await scratchpad(['import', copy, file], { SCRATCHPAD_MODEL: await script('none2', []) });
+    expect(imported.code).toBe(0);
+    const shown = JSON.parse((await scratchpad(['show', copy, '--format', 'json'])).stdout) as Scratchpad;
+    expect(shown).toEqual(document.scratchpad);
+
+    const traceFile = path.join(home, `${agent}-trace.json`);
+    const trace = await scratchpad(['trace', agent, '--out', traceFile]);
+    expect(trace.code).toBe(0);
+    const turns = JSON.parse(await fs.readFile(traceFile, 'utf8'));
+    expect(turns.map((turn: { input: string; response: string }) => [turn.input, turn.response])).toEqual([
+      ['Hi, I am Ada', 'Hello Ada.'],
+      ['Who am I?', 'Still Ada.'],
+    ]);
+    expect(turns[1].directives).toEqual([{ text: 'be brief', iteration: 1 }]);
+    expect(turns[0].scratchpad_after.identity.user).toBe('Ada');
+
+    const badInject = await scratchpad(['inject', copy, 'not_a_section', 'x'], {
+      SCRATCHPAD_MODEL: await script('n3', []),
+    });
+    expect(badInject.code).toBe(2);
+    expect(badInject.stderr).toContain('rejected');
+  }, 120_000);
+});

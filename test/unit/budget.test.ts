@@ -1,0 +1,40 @@
+import { applyArchive, archivePointer, planArchive, renderedSize } from '../../src/core/budget';
+import { MAX_SECTION_CHARS, defaultScratchpad } from '../../src/core/scratchpad';
+
+const lines = (prefix: string, count: number, width = 90) =>
+  Array.from({ length: count }, (_, index) => `${prefix} ${index} ${'.'.repeat(width)}`).join('\n');
+
+describe('memory budget (seed 001 archive_workspace)', () => {
+  it('does nothing within budget', () => {
+    expect(planArchive(defaultScratchpad(), 8000)).toEqual([]);
+  });
+
+  it('archives the oldest WORKSPACE lines first, then Path, then Known, losing nothing', () => {
+    const state = {
+      ...defaultScratchpad(),
+      workspace: lines('w', 45),
+      trajectory: { ...defaultScratchpad().trajectory, path: lines('p', 45) },
+      understanding: { ...defaultScratchpad().understanding, known: lines('k', 45) },
+    };
+    const cuts = planArchive(state, 8000);
+    expect(cuts.map((cut) => cut.section)).toEqual(['workspace', 'trajectory_path']);
+    for (const cut of cuts) {
+      const original = cut.section === 'workspace' ? state.workspace : state.trajectory.path;
+      expect(`${cut.removed}\n${cut.kept}`).toBe(original);
+    }
+    let next = state;
+    cuts.forEach((cut, index) => (next = applyArchive(next, cut, `id${index}`.padEnd(16, '0'))));
+    expect(renderedSize(next)).toBeLessThanOrEqual(8000);
+    expect(next.workspace.startsWith(archivePointer('id00000000000000', cuts[0]!.removed.length))).toBe(true);
+    expect(next.workspace.endsWith(`w 44 ${'.'.repeat(90)}`)).toBe(true);
+  });
+
+  it('cuts a growing section back under the section cap even within budget', () => {
+    const state = { ...defaultScratchpad(), workspace: lines('w', 60) };
+    expect(state.workspace.length).toBeGreaterThan(MAX_SECTION_CHARS);
+    const [cut] = planArchive(state, 100_000);
+    expect(cut?.section).toBe('workspace');
+    const next = applyArchive(state, cut!, 'abcdef0123456789');
+    expect(next.workspace.length).toBeLessThanOrEqual(MAX_SECTION_CHARS);
+  });
+});
