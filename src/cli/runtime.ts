@@ -2,6 +2,7 @@ import { type Client, WorkflowUpdateFailedError } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { type Config, ConfigError, loadConfig, resolveModelSpec } from '../config';
 import { connectClient } from '../client';
+import type { Worker } from '@temporalio/worker';
 import { createWorker } from '../worker';
 import { CliError, EXIT } from './errors';
 
@@ -37,8 +38,8 @@ export async function client(current: Config): Promise<Client> {
   }
 }
 
-/** Whether some worker is polling the project's task queue. */
-export async function hasWorker(temporalClient: Client, current: Config): Promise<boolean> {
+/** Whether the server has seen any poller on the task queue recently (it remembers pollers for minutes). */
+export async function hasPollers(temporalClient: Client, current: Config): Promise<boolean> {
   const response = await temporalClient.workflowService.describeTaskQueue({
     namespace: current.TEMPORAL_NAMESPACE,
     taskQueue: {
@@ -50,21 +51,73 @@ export async function hasWorker(temporalClient: Client, current: Config): Promis
   return (response.pollers ?? []).length > 0;
 }
 
+/** How long work may wait for a running worker before this process serves it itself. */
+export const WORKER_GRACE_MS = 3000;
+
 /**
- * Runs `work`, with an in-process worker for its duration when no worker polls the task queue,
- * so a single command works with nothing else running.
+ * Serves a command's work with an in-process worker when no other worker takes it: at once when the task queue
+ * has never been polled, or after {@link WORKER_GRACE_MS} without progress, since the server's poller list also
+ * shows workers that have just exited.
  */
+export class WorkerFallback {
+  private worker?: Worker;
+  private running?: Promise<void>;
+
+  constructor(
+    private readonly temporalClient: Client,
+    private readonly current: Config,
+    private readonly spec: string,
+    private readonly log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+  ) {}
+
+  async serve<T>(work: Promise<T>): Promise<T> {
+    if (this.worker) return work;
+    if (!(await hasPollers(this.temporalClient, this.current))) {
+      await this.start('no worker polls');
+      return work;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<'waited'>((resolve) => (timer = setTimeout(() => resolve('waited'), WORKER_GRACE_MS)));
+    const first = await Promise.race([
+      work.then(
+        () => 'done' as const,
+        () => 'done' as const,
+      ),
+      waited,
+    ]);
+    clearTimeout(timer);
+    if (first === 'waited') await this.start(`no worker answered within ${WORKER_GRACE_MS / 1000} s on`);
+    return work;
+  }
+
+  private async start(reason: string): Promise<void> {
+    this.log(
+      `${reason} task queue "${this.current.SCRATCHPAD_TASK_QUEUE}"; running one in this process (model ${this.spec}).`,
+    );
+    this.worker = await createWorker({ config: this.current, modelSpec: this.spec });
+    this.running = this.worker.run();
+  }
+
+  async close(): Promise<void> {
+    if (!this.worker) return;
+    this.worker.shutdown();
+    await this.running;
+  }
+}
+
+/** Runs `work` with a worker available: the running one, or one in this process (see {@link WorkerFallback}). */
 export async function withWorker<T>(
   temporalClient: Client,
   current: Config,
   spec: string,
   work: () => Promise<T>,
-  log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
 ): Promise<T> {
-  if (await hasWorker(temporalClient, current)) return work();
-  log(`No worker polls task queue "${current.SCRATCHPAD_TASK_QUEUE}"; running one in this process (model ${spec}).`);
-  const worker = await createWorker({ config: current, modelSpec: spec });
-  return worker.runUntil(work());
+  const fallback = new WorkerFallback(temporalClient, current, spec);
+  try {
+    return await fallback.serve(work());
+  } finally {
+    await fallback.close();
+  }
 }
 
 /** Turns a rejected update (validator or handler error) into a CLI error carrying the workflow's reason. */

@@ -18,9 +18,9 @@ export async function chatCommand(agentId: string, options: { model?: string }):
   const interactive = process.stdin.isTTY === true;
   const prompt = () => interactive && process.stdout.write('you> ');
   process.stderr.write(`Chatting with ${agentWorkflowId(agentId)} (model ${spec}). ${HELP}\n`);
-  await runtime.withWorker(client, config, spec, async () => {
-    // Created only now: lines read before the async iterator exists would be lost while the worker starts.
-    const lines = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: interactive });
+  const fallback = new runtime.WorkerFallback(client, config, spec);
+  const lines = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: interactive });
+  try {
     prompt();
     for await (const raw of lines) {
       const line = raw.trim();
@@ -29,9 +29,8 @@ export async function chatCommand(agentId: string, options: { model?: string }):
         if (line === '') {
           // Nothing to send.
         } else if (line === '/scratchpad') {
-          const state = await client.workflow
-            .getHandle(agentWorkflowId(agentId))
-            .query(scratchpadQuery)
+          const state = await fallback
+            .serve(client.workflow.getHandle(agentWorkflowId(agentId)).query(scratchpadQuery))
             .catch(() => {
               throw new CliError('the agent has not started yet: send a message first');
             });
@@ -45,7 +44,7 @@ export async function chatCommand(agentId: string, options: { model?: string }):
           process.stdout.write(`${HELP}\n`);
         } else {
           const result = await runtime.unwrapUpdateErrors(() =>
-            updateAgent(client, target, sendUpdate, [{ message: line }]),
+            fallback.serve(updateAgent(client, target, sendUpdate, [{ message: line }])),
           );
           process.stdout.write(`agent> ${result.reply}\n`);
           if (result.outcome !== 'completed') process.stdout.write(`(cycle ${result.cycleId}: ${result.outcome})\n`);
@@ -56,7 +55,9 @@ export async function chatCommand(agentId: string, options: { model?: string }):
       }
       prompt();
     }
+  } finally {
     lines.close();
-  });
+    await fallback.close();
+  }
   return EXIT.ok;
 }

@@ -110,7 +110,7 @@ export async function scheduleCreateCommand(agentId: string, options: ScheduleCr
       return EXIT.ok;
     }
     process.stdout.write(`Created schedule\n${formatRow(row)}\n`);
-    if (!(await runtime.hasWorker(client, config))) {
+    if (!(await runtime.hasPollers(client, config))) {
       process.stderr.write(
         `No worker polls task queue "${config.SCRATCHPAD_TASK_QUEUE}" yet: the agent wakes once one does ` +
           '(`scratchpad worker` or `scratchpad dev`).\n',
