@@ -1,6 +1,7 @@
 /**
- * Records the replay histories under test/replay/histories from scripted cycles on a fresh dev
- * server. Rerun after an intentional, patched() change to workflow code; old files stay as they are.
+ * Records the replay histories under test/replay/histories from scripted runs on a fresh dev server.
+ * Rerun only after an intentional change to workflow code that is guarded by patched(); commit the
+ * new files beside the old ones, which must keep replaying.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -9,57 +10,160 @@ import { Client, Connection } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { NativeConnection, Worker } from '@temporalio/worker';
+import { updateAgent } from '../src/agent-client';
 import { createActivities } from '../src/activities';
 import { createModelResolver } from '../src/activities/model/registry';
 import { type ScriptEntry, ScriptedProvider } from '../src/activities/model/scripted';
+import type { AgentSettings } from '../src/core/agent';
 import type { CycleInput } from '../src/core/cycle';
 import { defaultScratchpad, enqueueTasks } from '../src/core/scratchpad';
 import { startDevServer } from '../src/temporal/dev-server';
 import { agentIdKey } from '../src/temporal/search-attributes';
-import { WORKFLOWS_PATH } from '../src/worker';
+import { WORKFLOWS_PATH, workerSinks } from '../src/worker';
+import {
+  directiveSignal,
+  enqueueUpdate,
+  injectUpdate,
+  runCycleUpdate,
+  sendUpdate,
+  statusQuery,
+} from '../src/workflows/definitions';
 
 const OUT = path.resolve(__dirname, '..', '..', 'test', 'replay', 'histories');
+
+interface Session {
+  client: Client;
+  connection: NativeConnection;
+  sandboxRoot: string;
+}
 
 interface Recording {
   name: string;
   script: ScriptEntry[];
-  input: Omit<CycleInput, 'agentId' | 'before'>;
+  /** Drives the workflows; returns the workflow ids (and run ids) whose histories to save, under file names. */
+  run(session: Session, taskQueue: string): Promise<Record<string, { workflowId: string; runId?: string }>>;
 }
 
 const before = enqueueTasks(defaultScratchpad('Replay fixture'), ['Greet the world', 'Write hello.txt']);
 
+function cycleRecording(name: string, script: ScriptEntry[], input: Partial<CycleInput> = {}): Recording {
+  return {
+    name,
+    script,
+    async run({ client }, taskQueue) {
+      const agentId = `replay-${name}`;
+      const workflowId = `agent/${agentId}/cycle/1`;
+      const handle = await client.workflow.start('agentCycle', {
+        taskQueue,
+        workflowId,
+        args: [{ agentId, before, ...input } satisfies CycleInput],
+        typedSearchAttributes: new TypedSearchAttributes([{ key: agentIdKey, value: agentId }]),
+      });
+      await handle.result();
+      return { [name]: { workflowId } };
+    },
+  };
+}
+
+function agentTarget(name: string, taskQueue: string, settings?: Partial<AgentSettings>) {
+  return { agentId: `replay-${name}`, taskQueue, settings };
+}
+
 const RECORDINGS: Recording[] = [
-  {
-    name: 'agent-cycle-completed',
-    script: [
-      {
-        tool: 'update_scratchpad',
-        args: { trajectory_now: 'Greeting', understanding_known: 'APPEND: - (user) wants hello' },
-      },
-      { tool: 'echo', args: { message: 'Hello!' } },
-      { tool: 'fs_write', args: { path: 'hello.txt', content: 'Hello!\n' } },
-      { tool: 'done', args: { summary: 'Greeted and wrote hello.txt' } },
-    ],
-    input: {},
-  },
-  {
-    name: 'agent-cycle-parse-error-max-iterations',
-    script: [
+  cycleRecording('agent-cycle-completed', [
+    { tool: 'update_scratchpad', args: { trajectory_now: 'Greeting', understanding_known: 'APPEND: - (user) wants hello' } },
+    { tool: 'echo', args: { message: 'Hello!' } },
+    { tool: 'fs_write', args: { path: 'hello.txt', content: 'Hello!\n' } },
+    { tool: 'done', args: { summary: 'Greeted and wrote hello.txt' } },
+  ]),
+  cycleRecording(
+    'agent-cycle-parse-error-max-iterations',
+    [
       { text: 'Let me think about this first.' },
       { tool: 'update_scratchpad', args: { bogus: 'rejected' } },
       { tool: 'echo', args: { message: 'still working' } },
     ],
-    input: { maxIterations: 3 },
+    { maxIterations: 3 },
+  ),
+  cycleRecording('agent-cycle-failed', [
+    { tool: 'echo', args: { message: 'before the failure' } },
+    { error: { type: 'ModelError.Auth', message: '401 invalid api key', nonRetryable: true } },
+  ]),
+  {
+    name: 'agent-chat-directive-tasks',
+    script: [
+      { tool: 'echo', args: { message: 'checking' } },
+      { text: 'Hello Ada, noted.' },
+      { tool: 'update_scratchpad', args: { identity_user: 'Ada', trajectory_now: 'Introductions' } },
+      { tool: 'echo', args: { message: 'task work' }, delayMs: 500 },
+      { tool: 'done', args: { summary: 'did the task' } },
+    ],
+    async run({ client }, taskQueue) {
+      const target = agentTarget('agent-chat-directive-tasks', taskQueue);
+      const agentId = target.agentId;
+      await updateAgent(client, target, sendUpdate, [{ message: 'Hi, I am Ada' }]);
+      await updateAgent(client, target, injectUpdate, [{ section: 'self_flags', content: 'PROTECT: Ada prefers tea' }]);
+      await updateAgent(client, target, enqueueUpdate, [{ tasks: ['Summarise the logs'], goals: ['Help Ada'] }]);
+      const cycle = updateAgent(client, target, runCycleUpdate, [{}]);
+      const handle = client.workflow.getHandle(`agent/${agentId}`);
+      while ((await handle.query(statusQuery)).running === null) await new Promise((resolve) => setTimeout(resolve, 50));
+      await handle.signal(directiveSignal, 'Only look at errors');
+      await cycle;
+      return {
+        'agent-chat-directive-tasks': { workflowId: `agent/${agentId}` },
+        'agent-cycle-chat-turn': { workflowId: `agent/${agentId}/cycle/1` },
+        'agent-cycle-with-directive': { workflowId: `agent/${agentId}/cycle/2` },
+      };
+    },
   },
   {
-    name: 'agent-cycle-failed',
-    script: [
-      { tool: 'echo', args: { message: 'before the failure' } },
-      { error: { type: 'ModelError.Auth', message: '401 invalid api key', nonRetryable: true } },
-    ],
-    input: {},
+    name: 'agent-continue-as-new',
+    script: [1, 2, 3].map((n) => ({ tool: 'done', args: { summary: `done ${n}` } })),
+    async run({ client }, taskQueue) {
+      const target = agentTarget('agent-continue-as-new', taskQueue, { continueAsNewEvery: 2 });
+      await updateAgent(client, target, enqueueUpdate, [{ tasks: ['one', 'two', 'three'] }]);
+      for (let n = 0; n < 3; n++) await updateAgent(client, target, runCycleUpdate, [{}]);
+      const workflowId = `agent/${target.agentId}`;
+      const runs: string[] = [];
+      for await (const execution of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) {
+        runs.push(execution.runId);
+      }
+      const [latest, first] = runs;
+      return {
+        'agent-continue-as-new-run1': { workflowId, runId: first },
+        'agent-continue-as-new-run2': { workflowId, runId: latest },
+      };
+    },
   },
 ];
+
+async function record(session: Session, recording: Recording): Promise<void> {
+  const model = new ScriptedProvider(recording.script, recording.name);
+  const taskQueue = `record-${recording.name}`;
+  const worker = await Worker.create({
+    connection: session.connection,
+    taskQueue,
+    workflowsPath: WORKFLOWS_PATH,
+    sinks: workerSinks(),
+    activities: createActivities({
+      resolveModel: createModelResolver({ defaultSpec: 'scripted:fixture', providers: { 'scripted:fixture': model } }),
+      tools: {
+        sandboxRoot: session.sandboxRoot,
+        shellAllow: ['echo'],
+        shellTimeoutMs: 5000,
+        fetchAllowHosts: [],
+        fetchMaxBytes: 1024,
+      },
+    }),
+  });
+  const targets = await worker.runUntil(recording.run(session, taskQueue));
+  for (const [name, { workflowId, runId }] of Object.entries(targets)) {
+    const history = await session.client.workflow.getHandle(workflowId, runId).fetchHistory();
+    const file = path.join(OUT, `${name}.json`);
+    fs.writeFileSync(file, historyToJSON(history));
+    process.stderr.write(`recorded ${file} (${history.events?.length ?? 0} events)\n`);
+  }
+}
 
 async function main(): Promise<void> {
   fs.mkdirSync(OUT, { recursive: true });
@@ -68,37 +172,7 @@ async function main(): Promise<void> {
   const client = new Client({ connection: await Connection.connect({ address: server.address }) });
   const sandboxRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'record-sandbox-'));
   try {
-    for (const recording of RECORDINGS) {
-      const model = new ScriptedProvider(recording.script, recording.name);
-      const taskQueue = `record-${recording.name}`;
-      const worker = await Worker.create({
-        connection,
-        taskQueue,
-        workflowsPath: WORKFLOWS_PATH,
-        activities: createActivities({
-          resolveModel: createModelResolver({
-            defaultSpec: 'scripted:fixture',
-            providers: { 'scripted:fixture': model },
-          }),
-          tools: { sandboxRoot, shellAllow: ['echo'], shellTimeoutMs: 5000, fetchAllowHosts: [], fetchMaxBytes: 1024 },
-        }),
-      });
-      const agentId = `replay-${recording.name}`;
-      const workflowId = `agent/${agentId}/cycle/1`;
-      const handle = await worker.runUntil(async () => {
-        const started = await client.workflow.start('agentCycle', {
-          taskQueue,
-          workflowId,
-          args: [{ agentId, before, ...recording.input } satisfies CycleInput],
-          typedSearchAttributes: new TypedSearchAttributes([{ key: agentIdKey, value: agentId }]),
-        });
-        await started.result();
-        return started;
-      });
-      const file = path.join(OUT, `${recording.name}.json`);
-      fs.writeFileSync(file, historyToJSON(await handle.fetchHistory()));
-      process.stderr.write(`recorded ${file}\n`);
-    }
+    for (const recording of RECORDINGS) await record({ client, connection, sandboxRoot }, recording);
   } finally {
     await connection.close();
     await server.stop();

@@ -74,6 +74,11 @@ export function archivePointer(id: string, chars: number): string {
   return `[ARCHIVED ${chars} older chars: scratchpad_read(scratchpad_id="${id}")]`;
 }
 
+/** Whether any section holds a pointer to archived content, so the model needs `scratchpad_read`. */
+export function hasArchivePointer(state: Scratchpad): boolean {
+  return ARCHIVE_ORDER.some((key) => read(state, key).includes('[ARCHIVED '));
+}
+
 /** Replaces a section's oldest lines by a pointer to where they were archived. */
 export function applyArchive(state: Scratchpad, cut: ArchiveCut, id: string): Scratchpad {
   return write(state, cut.section, `${archivePointer(id, cut.removed.length)}\n${cut.kept}`);

@@ -3,6 +3,7 @@ import {
   defineQuery,
   isCancellation,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
@@ -29,9 +30,15 @@ export const currentQuery = defineQuery<Scratchpad>('current');
 export const afterQuery = defineQuery<Scratchpad | null>('after');
 export const traceQuery = defineQuery<TraceEntry[]>('trace');
 
-const { archiveContent, gcObservations } = proxyActivities<Activities>({
+const { archiveContent } = proxyActivities<Activities>({
   startToCloseTimeout: '1m',
   retry: { initialInterval: '1s', maximumAttempts: 10 },
+});
+
+// A local activity: GC is quick housekeeping on the worker's own store, not worth a task queue round trip per cycle.
+const { gcObservations } = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '30s',
+  retry: { initialInterval: '1s', maximumAttempts: 5 },
 });
 
 function parseInput(raw: CycleInput): ParsedCycleInput {

@@ -1,6 +1,6 @@
 import { type RetryPolicy, proxyActivities, setCurrentDetails } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { applyArchive, planArchive } from '../core/budget';
+import { applyArchive, hasArchivePointer, planArchive } from '../core/budget';
 import type { ParsedCycleInput, TraceEntry } from '../core/cycle';
 import { type ModelRequest, type ModelResponse, type Usage, ZERO_USAGE, addUsage } from '../core/model';
 import { type Observation, isStoredObservation, offeredWorkTools } from '../core/observation';
@@ -90,9 +90,12 @@ export class CycleRun {
     return observation;
   }
 
-  /** Work tools to offer now: seed 002's `scratchpad_read` joins once this cycle has stored a large observation. */
+  /**
+   * Work tools to offer now: seed 002's `scratchpad_read` joins once this cycle has stored a large observation,
+   * or when the scratchpad points at content its budget archived.
+   */
   workTools(): string[] {
-    return offeredWorkTools(this.input.tools, this.hasStoredObservations);
+    return offeredWorkTools(this.input.tools, this.hasStoredObservations || hasArchivePointer(this.state));
   }
 
   /** Applies an `update_scratchpad` call with seed 001's safe_apply; a rejection is noted, never thrown. */

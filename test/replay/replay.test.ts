@@ -25,6 +25,13 @@ describe('saved histories replay against the current workflow code', () => {
     await Worker.runReplayHistory({ workflowBundle: bundle }, load(file), file);
   });
 
+  it('covers the agent workflow across a continue-as-new', () => {
+    const run1 = load('agent-continue-as-new-run1.json').events ?? [];
+    const run2 = load('agent-continue-as-new-run2.json').events ?? [];
+    expect(run1.at(-1)?.workflowExecutionContinuedAsNewEventAttributes).toBeTruthy();
+    expect(run2[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId).toBeTruthy();
+  });
+
   it('an edited history raises DeterminismViolationError', async () => {
     const history = load('agent-cycle-completed.json');
     // The second activity the cycle schedules is the echo tool; claim the workflow asked for a model call instead.
