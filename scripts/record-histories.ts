@@ -71,7 +71,10 @@ function agentTarget(name: string, taskQueue: string, settings?: Partial<AgentSe
 
 const RECORDINGS: Recording[] = [
   cycleRecording('agent-cycle-completed', [
-    { tool: 'update_scratchpad', args: { trajectory_now: 'Greeting', understanding_known: 'APPEND: - (user) wants hello' } },
+    {
+      tool: 'update_scratchpad',
+      args: { trajectory_now: 'Greeting', understanding_known: 'APPEND: - (user) wants hello' },
+    },
     { tool: 'echo', args: { message: 'Hello!' } },
     { tool: 'fs_write', args: { path: 'hello.txt', content: 'Hello!\n' } },
     { tool: 'done', args: { summary: 'Greeted and wrote hello.txt' } },
@@ -106,7 +109,8 @@ const RECORDINGS: Recording[] = [
       await updateAgent(client, target, enqueueUpdate, [{ tasks: ['Summarise the logs'], goals: ['Help Ada'] }]);
       const cycle = updateAgent(client, target, runCycleUpdate, [{}]);
       const handle = client.workflow.getHandle(`agent/${agentId}`);
-      while ((await handle.query(statusQuery)).running === null) await new Promise((resolve) => setTimeout(resolve, 50));
+      while ((await handle.query(statusQuery)).running === null)
+        await new Promise((resolve) => setTimeout(resolve, 50));
       await handle.signal(directiveSignal, 'Only look at errors');
       await cycle;
       return {

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { workerSinks } from '../../src/worker';
 import { bundleWorkflows } from '../helpers/worker';
 
 const HISTORIES = path.join(__dirname, 'histories');
@@ -22,7 +23,7 @@ describe('saved histories replay against the current workflow code', () => {
   });
 
   it.each(files)('%s replays clean', async (file) => {
-    await Worker.runReplayHistory({ workflowBundle: bundle }, load(file), file);
+    await Worker.runReplayHistory({ workflowBundle: bundle, sinks: workerSinks() }, load(file), file);
   });
 
   it('covers the agent workflow across a continue-as-new', () => {
@@ -42,7 +43,9 @@ describe('saved histories replay against the current workflow code', () => {
     expect(tool).toBeDefined();
     tool!.activityTaskScheduledEventAttributes!.activityType!.name = 'callModel';
     // The error class lives in the workflow sandbox, so identify it by name rather than instanceof.
-    await expect(Worker.runReplayHistory({ workflowBundle: bundle }, history, 'edited')).rejects.toMatchObject({
+    await expect(
+      Worker.runReplayHistory({ workflowBundle: bundle, sinks: workerSinks() }, history, 'edited'),
+    ).rejects.toMatchObject({
       name: 'DeterminismViolationError',
     });
   });

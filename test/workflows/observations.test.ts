@@ -220,10 +220,15 @@ describe('large observations on the dev server (seed 002)', () => {
     const { worker, queue } = await observedWorker([{ tool: 'done', args: { summary: 'nothing to do' } }]);
     const { workflowId } = await worker.runUntil(runCycle(queue, 'Do nothing'));
     expect(await store.gc()).toBe(0);
+    // GC runs as a local activity before anything else: its marker precedes the first scheduled activity.
     const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
-    const activities = (history.events ?? [])
-      .map((event) => event.activityTaskScheduledEventAttributes?.activityType?.name)
-      .filter(Boolean);
-    expect(activities[0]).toBe('gcObservations');
+    const events = history.events ?? [];
+    const marker = events.findIndex(
+      (event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity',
+    );
+    const firstActivity = events.findIndex((event) => event.activityTaskScheduledEventAttributes);
+    expect(marker).toBeGreaterThan(0);
+    expect(marker).toBeLessThan(firstActivity);
+    expect(JSON.stringify(events[marker]?.markerRecordedEventAttributes?.details)).toBeDefined();
   });
 });

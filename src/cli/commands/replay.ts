@@ -1,7 +1,7 @@
 import * as fs from 'node:fs/promises';
 import { historyFromJSON, historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker } from '@temporalio/worker';
-import { WORKFLOWS_PATH } from '../../worker';
+import { WORKFLOWS_PATH, workerSinks } from '../../worker';
 import { CliError, EXIT } from '../errors';
 import * as runtime from '../runtime';
 
@@ -26,7 +26,11 @@ export async function replayCommand(
   const events = history.events?.length ?? 0;
   const label = workflowId ?? options.file;
   try {
-    await Worker.runReplayHistory({ workflowsPath: WORKFLOWS_PATH }, history, workflowId ?? 'replay');
+    await Worker.runReplayHistory(
+      { workflowsPath: WORKFLOWS_PATH, sinks: workerSinks() },
+      history,
+      workflowId ?? 'replay',
+    );
   } catch (error) {
     process.stdout.write(
       `${label}: NOT deterministic after replaying against the current code\n${(error as Error).message}\n`,

@@ -1,0 +1,18 @@
+# Worker image: the same code `npm start` runs, polling a Temporal cluster.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+# better-sqlite3 compiles from source when no prebuilt binary matches.
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts && npm rebuild better-sqlite3
+COPY . .
+RUN npm run build && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production SCRATCHPAD_HOME=/data SCRATCHPAD_SANDBOX=/sandbox
+COPY --from=build /app /app
+RUN mkdir -p /data /sandbox && chown -R node:node /data /sandbox
+USER node
+ENTRYPOINT ["node", "bin/scratchpad.js"]
+CMD ["worker"]
