@@ -116,7 +116,9 @@ async function latencyRows(backend: string, store: ObservationStore, runs: numbe
     for (let run = 0; run <= runs; run++) {
       const coldMs = await timeMs(async () => check(await scratchpadRead(call, createObservationRuntime(store))));
       const warmMs = await timeMs(async () => check(await scratchpadRead(call, warm)));
-      if (run > 0) [cold.push(coldMs), hot.push(warmMs)];
+      if (run === 0) continue;
+      cold.push(coldMs);
+      hot.push(warmMs);
     }
     rows.push({ backend, operation: `read ${label}`, coldMs: median(cold), warmMs: median(hot) });
     progress(`${backend}: ${label} cold ${formatMs(median(cold))} ms, warm ${formatMs(median(hot))} ms`);

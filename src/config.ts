@@ -4,9 +4,12 @@ import { z } from 'zod';
 
 export const DEFAULT_TASK_QUEUE = 'scratchpad';
 
-const list = z
-  .string()
-  .transform((value) => value.split(',').map((item) => item.trim()).filter(Boolean));
+const list = z.string().transform((value) =>
+  value
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean),
+);
 
 const EnvSchema = z.object({
   TEMPORAL_ADDRESS: z
@@ -24,7 +27,11 @@ const EnvSchema = z.object({
   SCRATCHPAD_SHELL_ALLOW: list.default(['echo', 'date', 'ls', 'cat', 'wc', 'head', 'tail', 'grep', 'pwd', 'uname']),
   SCRATCHPAD_SHELL_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   SCRATCHPAD_FETCH_ALLOW: list.default(['localhost', '127.0.0.1']),
-  SCRATCHPAD_FETCH_MAX_BYTES: z.coerce.number().int().positive().default(10 * 1024 * 1024),
+  SCRATCHPAD_FETCH_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(10 * 1024 * 1024),
   /** Observation store (seed 002): a SQLite file path (default `<home>/observations.db`) or `redis://…`. */
   SCRATCHPAD_OBSERVATIONS: z.string().min(1).optional(),
   /** Observations whose JSON is larger are offloaded to the store. */
@@ -97,7 +104,8 @@ export const MODEL_HELP =
 
 /** The model spec to use, or a ConfigError that says how to configure one. */
 export function resolveModelSpec(config: Config, override?: string): string {
-  const spec = override ?? config.SCRATCHPAD_MODEL ?? (config.ANTHROPIC_API_KEY ? 'anthropic:claude-sonnet-5-5' : undefined);
+  const spec =
+    override ?? config.SCRATCHPAD_MODEL ?? (config.ANTHROPIC_API_KEY ? 'anthropic:claude-sonnet-5-5' : undefined);
   if (!spec) throw new ConfigError(MODEL_HELP);
   const parsed = parseModelSpec(spec);
   if (parsed.provider === 'anthropic' && !config.ANTHROPIC_API_KEY) {

@@ -37,7 +37,10 @@ export function createActivities(dependencies: ActivityDependencies) {
     async callModel(request: ModelRequest): Promise<ModelResponse> {
       const parsed = ModelRequestSchema.safeParse(request);
       if (!parsed.success) {
-        throw ApplicationFailure.nonRetryable(`invalid model request: ${parsed.error.message}`, 'ModelError.BadRequest');
+        throw ApplicationFailure.nonRetryable(
+          `invalid model request: ${parsed.error.message}`,
+          'ModelError.BadRequest',
+        );
       }
       const { model, ...rest } = parsed.data;
       const provider = dependencies.resolveModel(model);

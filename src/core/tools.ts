@@ -63,7 +63,12 @@ export const TOOL_ARGS = {
       .describe('grep: matching lines to show at most (default 20)'),
   }),
   update_scratchpad: z
-    .object(Object.fromEntries(UPDATE_KEYS.map((key) => [key, updateValue.optional()])) as Record<string, z.ZodOptional<typeof updateValue>>)
+    .object(
+      Object.fromEntries(UPDATE_KEYS.map((key) => [key, updateValue.optional()])) as Record<
+        string,
+        z.ZodOptional<typeof updateValue>
+      >,
+    )
     .strict(),
   done: z.object({ summary: z.string().describe('What was accomplished') }),
 } as const;

@@ -29,7 +29,10 @@ describe('dispatcher (seed 000)', () => {
   it('applies update_scratchpad: pending replaced, completed extended', () => {
     const step = dispatch(
       { ...base, completed_tasks: ['earlier'] },
-      { ok: true, action: { tool: 'update_scratchpad', args: { pending_actions: ['Only this'], completed_tasks: ['x'] } } },
+      {
+        ok: true,
+        action: { tool: 'update_scratchpad', args: { pending_actions: ['Only this'], completed_tasks: ['x'] } },
+      },
       tools,
     );
     expect(step.kind).toBe('update');
@@ -54,7 +57,11 @@ describe('dispatcher (seed 000)', () => {
   });
 
   it('done with an empty queue leaves no current task', () => {
-    const step = dispatch({ ...base, pending_actions: [] }, { ok: true, action: { tool: 'done', args: { summary: 's' } } }, tools);
+    const step = dispatch(
+      { ...base, pending_actions: [] },
+      { ok: true, action: { tool: 'done', args: { summary: 's' } } },
+      tools,
+    );
     expect(step.state.current_task).toBeNull();
   });
 
