@@ -1,15 +1,7 @@
-import {
-  Client,
-  Connection,
-  type WorkflowHandleWithFirstExecutionRunId,
-  WorkflowExecutionAlreadyStartedError,
-} from '@temporalio/client';
-import { TypedSearchAttributes } from '@temporalio/common';
+import { Client, Connection } from '@temporalio/client';
 import type { Config } from './config';
-import type { CycleInput, CycleResult } from './core/cycle';
-import { type Scratchpad, defaultScratchpad, enqueueTasks } from './core/scratchpad';
-import { agentIdKey } from './temporal/search-attributes';
-import type { agentCycle } from './workflows';
+import type { CycleResult } from './core/cycle';
+import type { Scratchpad } from './core/scratchpad';
 
 /** Connects to the configured Temporal frontend. */
 export async function connectClient(config: Config): Promise<Client> {
@@ -75,48 +67,4 @@ export async function activeScratchpad(
   const result: CycleResult = await client.workflow.getHandle(latest.workflowId, latest.runId).result();
   const stamp = (latest.closeTime ?? new Date()).toISOString();
   return { state: { ...result.after, last_updated: stamp }, cycle: latest };
-}
-
-export interface StartCycleOptions {
-  agentId: string;
-  taskQueue: string;
-  tasks?: readonly string[];
-  maxIterations?: number;
-  model?: string;
-  /** Start from this state instead of the agent's active scratchpad. */
-  from?: Scratchpad;
-}
-
-/** Starts the agent's next cycle from its active scratchpad (or `from`, or the defaults) with the tasks enqueued. */
-export async function startCycle(
-  client: Client,
-  options: StartCycleOptions,
-): Promise<WorkflowHandleWithFirstExecutionRunId<typeof agentCycle>> {
-  const base = options.from ?? (await activeScratchpad(client, options.agentId))?.state ?? defaultScratchpad();
-  const before = enqueueTasks(base, options.tasks ?? []);
-  const existing = await listCycles(client, options.agentId);
-  let n = (existing.at(-1)?.n ?? 0) + 1;
-  for (let attempt = 0; ; attempt++) {
-    const workflowId = cycleWorkflowId(options.agentId, n);
-    const input: CycleInput = {
-      agentId: options.agentId,
-      cycleId: workflowId,
-      before,
-      trigger: 'task',
-      ...(options.maxIterations ? { maxIterations: options.maxIterations } : {}),
-      ...(options.model ? { model: options.model } : {}),
-    };
-    try {
-      return await client.workflow.start('agentCycle', {
-        taskQueue: options.taskQueue,
-        workflowId,
-        args: [input],
-        typedSearchAttributes: new TypedSearchAttributes([{ key: agentIdKey, value: options.agentId }]),
-      });
-    } catch (error) {
-      // Visibility lags behind starts; another caller may have taken this number.
-      if (!(error instanceof WorkflowExecutionAlreadyStartedError) || attempt >= 20) throw error;
-      n++;
-    }
-  }
 }

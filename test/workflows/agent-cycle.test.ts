@@ -5,7 +5,8 @@ import { TypedSearchAttributes } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import YAML from 'yaml';
-import { startCycle } from '../../src/client';
+import { updateAgent } from '../../src/agent-client';
+import { runCycleUpdate } from '../../src/workflows/definitions';
 import type { CycleInput, CycleResult, TraceEntry } from '../../src/core/cycle';
 import { type Scratchpad, defaultScratchpad, enqueueTasks } from '../../src/core/scratchpad';
 import { snapshotYaml, writeSnapshots } from '../../src/snapshots';
@@ -174,11 +175,15 @@ describe('agentCycle on the dev server', () => {
     const agent = agentId();
     const out = await fs.mkdtemp(path.join(os.tmpdir(), 'snapshots-'));
     await worker.runUntil(async () => {
-      const first = await startCycle(env.client, { agentId: agent, taskQueue, tasks: ['task A', 'task B'] });
-      const firstResult = await first.result();
-      const second = await startCycle(env.client, { agentId: agent, taskQueue });
-      expect(second.workflowId).toBe(`agent/${agent}/cycle/2`);
-      const secondResult = await second.result();
+      // Through the agent workflow, as `scratchpad cycle` runs them.
+      const target = { agentId: agent, taskQueue };
+      const firstRecord = await updateAgent(env.client, target, runCycleUpdate, [{ tasks: ['task A', 'task B'] }]);
+      const secondRecord = await updateAgent(env.client, target, runCycleUpdate, [{}]);
+      expect(secondRecord.cycleId).toBe(`agent/${agent}/cycle/2`);
+      const first = env.client.workflow.getHandle(firstRecord.cycleId);
+      const second = env.client.workflow.getHandle(secondRecord.cycleId);
+      const firstResult: CycleResult = await first.result();
+      const secondResult: CycleResult = await second.result();
 
       const secondBefore = await second.query<Scratchpad>('before');
       expect({ ...secondBefore, last_updated: null }).toEqual(firstResult.after);
