@@ -3,7 +3,11 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { createActivities } from '../../src/activities';
+import { createModelResolver } from '../../src/activities/model/registry';
+import { ScriptedProvider } from '../../src/activities/model/scripted';
+import { workerSinks } from '../../src/worker';
 import YAML from 'yaml';
 import { updateAgent } from '../../src/agent-client';
 import { runCycleUpdate } from '../../src/workflows/definitions';
@@ -163,6 +167,47 @@ describe('agentCycle on the dev server', () => {
       expect(trace[0]?.observation).toBe('ECHO: first');
       expect(trace[1]?.usage.inputTokens).toBeGreaterThan(0);
     });
+  });
+
+  it('survives a worker that stops mid-cycle: a new worker resumes from history, nothing done twice', async () => {
+    const first = await scriptedWorker(env, bundle, [
+      { tool: 'echo', args: { message: 'before the crash' } },
+      { tool: 'done', args: { summary: 'never delivered' }, delayMs: 10_000 },
+    ]);
+    const agent = agentId();
+    const workflowId = `agent/${agent}/cycle/1`;
+    const handle = await env.client.workflow.start('agentCycle', {
+      taskQueue: first.taskQueue,
+      workflowId,
+      args: [startInput(agent, seeded, { maxAttempts: 3 })],
+    });
+    await first.worker.runUntil(async () => {
+      for (let attempt = 0; attempt < 100 && first.model.requests.length < 2; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    });
+    expect(first.model.requests).toHaveLength(2);
+
+    // A second process: its own model connection, the same task queue.
+    const secondModel = new ScriptedProvider([{ tool: 'done', args: { summary: 'finished after restart' } }]);
+    const resumed = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue: first.taskQueue,
+      workflowBundle: bundle,
+      activities: createActivities({
+        resolveModel: createModelResolver({
+          defaultSpec: 'scripted:test',
+          providers: { 'scripted:test': secondModel },
+        }),
+        tools: first.tools,
+      }),
+      sinks: workerSinks(),
+    });
+    const result = await resumed.runUntil(handle.result());
+    expect(result.outcome).toBe('completed');
+    expect(result.after.notes.match(/\[TOOL\] echo/g)).toHaveLength(1);
+    expect(result.after.notes).toContain('[COMPLETED] finished after restart');
+    expect(secondModel.requests).toHaveLength(1);
   });
 
   it('continues from the latest after-state and writes snapshots equal to the queries', async () => {
