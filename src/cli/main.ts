@@ -1,3 +1,4 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { Command, CommanderError, Option } from 'commander';
 import { writeSnapshots } from '../snapshots';
@@ -258,6 +259,20 @@ function installLogger(): void {
   Runtime.install({ logger: new DefaultLogger(level) });
 }
 
+/** A one-line message for errors a user causes (a missing workflow, an unreachable server), without a stack. */
+// gRPC status codes (grpc/status.proto).
+const GRPC_NOT_FOUND = 5;
+const GRPC_UNAVAILABLE = 14;
+
+function knownError(error: unknown): string | undefined {
+  if (error instanceof WorkflowNotFoundError) return `no such workflow: ${error.workflowId}`;
+  const grpc = error as { code?: unknown; details?: unknown };
+  if (grpc && grpc.code === GRPC_NOT_FOUND) return `not found: ${String(grpc.details ?? '')}`;
+  if (grpc && grpc.code === GRPC_UNAVAILABLE)
+    return `the Temporal server is unavailable: ${String(grpc.details ?? '')}`;
+  return undefined;
+}
+
 /** Runs the CLI; resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
   installLogger();
@@ -273,6 +288,11 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof CliError) {
       process.stderr.write(`scratchpad: ${error.message}\n`);
       return error.exitCode;
+    }
+    const known = knownError(error);
+    if (known) {
+      process.stderr.write(`scratchpad: ${known}\n`);
+      return EXIT.error;
     }
     process.stderr.write(`scratchpad: ${(error as Error).stack ?? String(error)}\n`);
     return EXIT.error;

@@ -22,8 +22,14 @@ export async function replayCommand(
     const client = await runtime.client(runtime.config());
     history = await client.workflow.getHandle(workflowId as string).fetchHistory();
   }
-  if (options.save) await fs.writeFile(options.save, historyToJSON(history));
   const events = history.events?.length ?? 0;
+  if (events === 0 || !history.events?.[0]?.workflowExecutionStartedEventAttributes) {
+    throw new CliError(
+      `${options.file ?? workflowId} is not a workflow history: it must start with WorkflowExecutionStarted`,
+      EXIT.usage,
+    );
+  }
+  if (options.save) await fs.writeFile(options.save, historyToJSON(history));
   const label = workflowId ?? options.file;
   try {
     await Worker.runReplayHistory(
