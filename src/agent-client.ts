@@ -8,11 +8,11 @@ import {
 } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
 import { TypedSearchAttributes } from '@temporalio/common';
-import type { AgentInput, AgentSettings, AgentStatus } from './core/agent';
-import type { Scratchpad } from './core/scratchpad';
-import { agentIdKey } from './temporal/search-attributes';
+import type { AgentInput, AgentSettings } from './core/agent';
+import { type Scratchpad, ScratchpadSchema } from './core/scratchpad';
+import { agentIdKey, cycleCountKey } from './temporal/search-attributes';
 import type { agent } from './workflows';
-import { directiveSignal, scratchpadQuery, statusQuery, wakeSignal } from './workflows/definitions';
+import type { directiveSignal, wakeSignal } from './workflows/definitions';
 
 export function agentWorkflowId(agentId: string): string {
   return `agent/${agentId}`;
@@ -35,12 +35,34 @@ export interface AgentTarget {
   purpose?: string;
 }
 
-function startOptions(target: AgentTarget) {
+/**
+ * The input for starting the agent workflow. An agent whose workflow closed (terminated, say) restarts from the
+ * memo of its last run, with its cycle count, so neither memory nor cycle ids are lost.
+ */
+async function startOptions(client: Client, target: AgentTarget) {
   const input: AgentInput = {
     agentId: target.agentId,
     ...(target.purpose ? { purpose: target.purpose } : {}),
     ...(target.settings ? { settings: target.settings as AgentSettings } : {}),
   };
+  const previous = await client.workflow
+    .getHandle(agentWorkflowId(target.agentId))
+    .describe()
+    .catch(() => undefined);
+  if (previous && previous.status.name !== 'RUNNING') {
+    const scratchpad = ScratchpadSchema.safeParse((previous.memo as { scratchpad?: unknown } | undefined)?.scratchpad);
+    const cycleCount = previous.typedSearchAttributes.get(cycleCountKey) ?? 0;
+    if (scratchpad.success) input.scratchpad = scratchpad.data;
+    input.carried = {
+      cycleCount,
+      cycles: [],
+      heldDirectives: [],
+      directiveLog: [],
+      usageByModel: {},
+      runs: 0,
+      pendingWake: false,
+    };
+  }
   return {
     workflowId: agentWorkflowId(target.agentId),
     taskQueue: target.taskQueue,
@@ -59,7 +81,7 @@ export async function updateAgent<Ret, Args extends unknown[]>(
   options: Partial<WorkflowUpdateOptions> = {},
 ): Promise<Ret> {
   const startWorkflowOperation = new WithStartWorkflowOperation<typeof agent>('agent', {
-    ...startOptions(target),
+    ...(await startOptions(client, target)),
     workflowIdConflictPolicy: 'USE_EXISTING',
   });
   return client.workflow.executeUpdateWithStart(update, { ...options, args, startWorkflowOperation });
@@ -73,7 +95,7 @@ export async function signalAgent(
   args: unknown[],
 ): Promise<WorkflowHandleWithSignaledRunId<typeof agent>> {
   return client.workflow.signalWithStart('agent', {
-    ...startOptions(target),
+    ...(await startOptions(client, target)),
     signal: signal as typeof directiveSignal,
     signalArgs: args as [string],
   });
@@ -95,21 +117,10 @@ export async function agentHandle(client: Client, agentId: string): Promise<Work
  * The agent's active scratchpad without a worker: the memo the agent workflow keeps up to date,
  * or undefined when the agent has never been started.
  */
-export async function agentMemo(
-  client: Client,
-  agentId: string,
-): Promise<{ scratchpad: Scratchpad; status?: AgentStatus } | undefined> {
+export async function agentMemo(client: Client, agentId: string): Promise<{ scratchpad: Scratchpad } | undefined> {
   const handle = await agentHandle(client, agentId);
   if (!handle) return undefined;
   const memo = (await handle.describe()).memo as { scratchpad?: Scratchpad } | undefined;
   if (memo?.scratchpad) return { scratchpad: memo.scratchpad };
   return undefined;
-}
-
-export async function queryScratchpad(client: Client, agentId: string): Promise<Scratchpad> {
-  return client.workflow.getHandle(agentWorkflowId(agentId)).query(scratchpadQuery);
-}
-
-export async function queryStatus(client: Client, agentId: string): Promise<AgentStatus> {
-  return client.workflow.getHandle(agentWorkflowId(agentId)).query(statusQuery);
 }

@@ -11,10 +11,6 @@ export async function connectClient(config: Config): Promise<Client> {
 
 const CYCLE_ID = /^agent\/(.+)\/cycle\/(\d+)$/;
 
-export function cycleWorkflowId(agentId: string, n: number): string {
-  return `agent/${agentId}/cycle/${n}`;
-}
-
 /** Splits `agent/<agentId>/cycle/<n>`; undefined for any other id. */
 export function parseCycleWorkflowId(workflowId: string): { agentId: string; n: number } | undefined {
   const match = CYCLE_ID.exec(workflowId);

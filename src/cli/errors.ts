@@ -17,3 +17,10 @@ export class CliError extends Error {
     super(message);
   }
 }
+
+/** The documented exit code of a cycle outcome. */
+export function outcomeExitCode(result: { outcome: 'completed' | 'max_iterations' | 'failed' }): number {
+  if (result.outcome === 'failed') return EXIT.cycleFailed;
+  if (result.outcome === 'max_iterations') return EXIT.maxIterations;
+  return EXIT.ok;
+}

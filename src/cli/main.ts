@@ -77,7 +77,10 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .requiredOption('--agent <id>', 'agent id')
     .option('--task <text>', 'task to enqueue before the cycle (repeatable)', collect, [])
     .option('--max-iterations <n>', 'model calls before giving up (default 10)', parsePositiveInt('--max-iterations'))
-    .option('--from <file>', 'start from this scratchpad (YAML or JSON) instead of the latest after-state')
+    .option(
+      '--from <file>',
+      "first replace the agent's scratchpad with this file (YAML or JSON; missing keys take defaults)",
+    )
     .option('--model <spec>', 'model spec (overrides SCRATCHPAD_MODEL)')
     .option('--json', 'print the result as JSON')
     .action(run(cycleCommand));
@@ -123,7 +126,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .action(run(sendCommand));
   program
     .command('chat')
-    .description('interactive chat: each line is a send; /scratchpad, /directive TEXT, /quit')
+    .description('interactive chat: each line is a send; /scratchpad, /directive TEXT (held for the next turn), /quit')
     .argument('<agent>', 'agent id')
     .option('--model <spec>', 'model for an in-process worker when none is running')
     .action(run(chatCommand));
@@ -135,7 +138,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .action(run(directiveCommand));
   program
     .command('wake')
-    .description('run a task cycle if the agent has tasks pending')
+    .description('signal the agent to run a task cycle if tasks are pending (a running worker picks it up)')
     .argument('<agent>', 'agent id')
     .option('--task <text>', 'task to enqueue first (repeatable)', collect, [])
     .action(run(wakeCommand));

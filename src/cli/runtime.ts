@@ -56,8 +56,8 @@ export const WORKER_GRACE_MS = 3000;
 
 /**
  * Serves a command's work with an in-process worker when no other worker takes it: at once when the task queue
- * has never been polled, or after {@link WORKER_GRACE_MS} without progress, since the server's poller list also
- * shows workers that have just exited.
+ * has never been polled; otherwise when the agent's workflow task still waits, unclaimed, after
+ * {@link WORKER_GRACE_MS} (the server's poller list also shows workers that have just exited).
  */
 export class WorkerFallback {
   private worker?: Worker;
@@ -70,24 +70,40 @@ export class WorkerFallback {
     private readonly log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
   ) {}
 
-  async serve<T>(work: Promise<T>): Promise<T> {
+  /**
+   * Waits for `work`; `workflowId` is the workflow whose tasks a live worker would pick up. `quick` work (a query)
+   * takes a live worker milliseconds and leaves no pending task to inspect, so its grace period alone decides.
+   */
+  async serve<T>(work: Promise<T>, workflowId: string, options: { quick?: boolean } = {}): Promise<T> {
     if (this.worker) return work;
     if (!(await hasPollers(this.temporalClient, this.current))) {
       await this.start('no worker polls');
       return work;
     }
-    let timer: NodeJS.Timeout | undefined;
-    const waited = new Promise<'waited'>((resolve) => (timer = setTimeout(() => resolve('waited'), WORKER_GRACE_MS)));
-    const first = await Promise.race([
-      work.then(
-        () => 'done' as const,
-        () => 'done' as const,
-      ),
-      waited,
-    ]);
-    clearTimeout(timer);
-    if (first === 'waited') await this.start(`no worker answered within ${WORKER_GRACE_MS / 1000} s on`);
-    return work;
+    const settled = work.then(
+      () => true,
+      () => true,
+    );
+    for (;;) {
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), WORKER_GRACE_MS)));
+      const done = await Promise.race([settled, waited]);
+      clearTimeout(timer);
+      if (done) return work;
+      if (options.quick || (await this.isUnclaimed(workflowId))) {
+        await this.start(`no worker took the task within ${WORKER_GRACE_MS / 1000} s on`);
+        return work;
+      }
+    }
+  }
+
+  /** A workflow task scheduled but not started means no live worker polls its queue. */
+  private async isUnclaimed(workflowId: string): Promise<boolean> {
+    const description = await this.temporalClient.workflowService
+      .describeWorkflowExecution({ namespace: this.current.TEMPORAL_NAMESPACE, execution: { workflowId } })
+      .catch(() => undefined);
+    const state = description?.pendingWorkflowTask?.state;
+    return state === temporal.api.enums.v1.PendingWorkflowTaskState.PENDING_WORKFLOW_TASK_STATE_SCHEDULED;
   }
 
   private async start(reason: string): Promise<void> {
@@ -110,11 +126,13 @@ export async function withWorker<T>(
   temporalClient: Client,
   current: Config,
   spec: string,
+  workflowId: string,
   work: () => Promise<T>,
+  options: { quick?: boolean } = {},
 ): Promise<T> {
   const fallback = new WorkerFallback(temporalClient, current, spec);
   try {
-    return await fallback.serve(work());
+    return await fallback.serve(work(), workflowId, options);
   } finally {
     await fallback.close();
   }

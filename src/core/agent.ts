@@ -83,6 +83,7 @@ export interface SendResult {
   reply: string;
   cycleId: string;
   outcome: z.infer<typeof CycleOutcomeSchema>;
+  error?: string;
 }
 
 export interface AgentStatus {

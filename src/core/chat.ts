@@ -1,4 +1,5 @@
 import type { Message } from './model';
+import { directiveLines } from './prompts';
 import { renderMarkdown } from './render';
 import type { Scratchpad } from './scratchpad';
 
@@ -7,10 +8,6 @@ export interface TurnObservation {
   tool: string;
   args: unknown;
   text: string;
-}
-
-function directiveLines(directives: readonly string[]): string {
-  return directives.map((text) => `USER DIRECTIVE: ${text}`).join('\n');
 }
 
 /**

@@ -17,7 +17,8 @@ const family = (input: number, output: number): Price => ({
 
 // List prices by model family; a model not matched has no price and is reported as such.
 const PRICES: [RegExp, Price][] = [
-  [/claude-.*haiku-4/, family(1, 5)],
+  [/claude-3-haiku/, family(0.25, 1.25)],
+  [/claude-3-5-haiku/, family(0.8, 4)],
   [/claude-.*haiku/, family(1, 5)],
   [/claude-.*sonnet/, family(3, 15)],
   [/claude-opus-4-[01]/, family(15, 75)],

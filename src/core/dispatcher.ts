@@ -11,10 +11,6 @@ export type Dispatch =
   | { kind: 'parse_error'; state: Scratchpad; error: string }
   | { kind: 'unknown_tool'; state: Scratchpad; action: Action; error: string };
 
-export function isDone(dispatch: Dispatch): boolean {
-  return dispatch.kind === 'done';
-}
-
 /** Seed 000's `done`: the current task moves to completed_tasks, the next pending action becomes current. */
 export function completeTask(state: Scratchpad, summary: string): Scratchpad {
   const completed = state.current_task

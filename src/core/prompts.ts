@@ -59,9 +59,14 @@ export interface CyclePromptContext {
   directives?: readonly string[];
 }
 
+/** Directives as the model sees them, one `USER DIRECTIVE:` line each. */
+export function directiveLines(directives: readonly string[]): string {
+  return directives.map((text) => `USER DIRECTIVE: ${text}`).join('\n');
+}
+
 /** The user turn of one cycle iteration: the scratchpad, nothing from earlier iterations but what it holds. */
 export function buildCyclePrompt(state: Scratchpad, context: CyclePromptContext): string {
-  const directives = (context.directives ?? []).map((text) => `USER DIRECTIVE: ${text}`).join('\n');
+  const directives = directiveLines(context.directives ?? []);
   return [
     '<scratchpad>',
     renderMarkdown(state).trimEnd(),

@@ -4,6 +4,16 @@ function list(items: readonly string[]): string {
   return items.length === 0 ? '(none)' : items.map((item) => `- ${item}`).join('\n');
 }
 
+/** Completed tasks shown to the model; older ones stay in the state and its snapshots. */
+export const SHOWN_COMPLETED_TASKS = 20;
+
+function completedList(items: readonly CompletedTask[]): string {
+  if (items.length === 0) return '(none)';
+  const shown = items.slice(-SHOWN_COMPLETED_TASKS).map(completed);
+  const hidden = items.length - shown.length;
+  return [...(hidden > 0 ? [`(${hidden} earlier completed task(s) not shown)`] : []), ...shown].join('\n');
+}
+
 function completed(item: CompletedTask): string {
   return typeof item === 'string' ? `- ${item}` : `- ${item.task} — ${item.summary}`;
 }
@@ -63,7 +73,7 @@ export function renderTasks(state: Scratchpad): string {
     '### Pending actions',
     list(state.pending_actions),
     '### Completed tasks',
-    state.completed_tasks.length === 0 ? '(none)' : state.completed_tasks.map(completed).join('\n'),
+    completedList(state.completed_tasks),
     '---',
     '## NOTES',
     orNone(state.notes.replace(/^\n+/, '')),

@@ -101,8 +101,6 @@ export const TOOL_DESCRIPTIONS: Record<ToolName, string> = {
 export const ACTIVITY_TOOLS = ['echo', 'shell', 'fs_read', 'fs_write', 'web_fetch'] as const;
 export type ActivityToolName = (typeof ACTIVITY_TOOLS)[number];
 
-export const CYCLE_TOOLS: readonly ToolName[] = [...ACTIVITY_TOOLS, 'update_scratchpad', 'done'];
-
 export function isActivityTool(name: string): name is ActivityToolName {
   return (ACTIVITY_TOOLS as readonly string[]).includes(name);
 }

@@ -85,6 +85,7 @@ export async function agentCycle(rawInput: CycleInput): Promise<CycleResult> {
     if (isCancellation(err)) throw err;
     outcome = 'failed';
     error = failureMessage(err);
+    reply = run.reply;
     run.state = { ...input.before, notes: `Cycle ${cycleId} failed: ${error}` };
   }
   after = run.state;

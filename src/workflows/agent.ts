@@ -9,8 +9,10 @@ import {
   startChild,
   upsertMemo,
   upsertSearchAttributes,
+  log,
   workflowInfo,
 } from '@temporalio/workflow';
+import { z } from 'zod';
 import {
   type AgentInput,
   AgentInputSchema,
@@ -60,12 +62,9 @@ interface Finished {
 }
 
 /** Runs a synchronous safeParse in a validator so bad arguments are rejected before they reach history. */
-function validate<T>(
-  schema: { safeParse(value: unknown): { success: boolean; error?: { message: string } } },
-  value: T,
-) {
+function validate(schema: z.ZodType, value: unknown): void {
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new Error(parsed.error?.message ?? 'invalid arguments');
+  if (!parsed.success) throw new Error(z.prettifyError(parsed.error));
 }
 
 function totalUsage(byModel: Record<string, Usage>): Usage {
@@ -167,7 +166,8 @@ export async function agent(rawInput: AgentInput): Promise<void> {
     async (args) => {
       const { message } = SendArgsSchema.parse(args);
       const result = await enqueueWork({ kind: 'chat', message });
-      return { reply: result.reply ?? '', cycleId: result.record.cycleId, outcome: result.record.outcome };
+      const { cycleId, outcome, error } = result.record;
+      return { reply: result.reply ?? '', cycleId, outcome, ...(error ? { error } : {}) };
     },
     { validator: (args) => validate(SendArgsSchema, args) },
   );
@@ -224,7 +224,12 @@ export async function agent(rawInput: AgentInput): Promise<void> {
   });
   setHandler(wakeSignal, (args) => {
     const parsedWake = WakeArgsSchema.safeParse(args ?? {});
-    const { tasks, trigger } = parsedWake.success ? parsedWake.data : { tasks: [], trigger: 'manual' as const };
+    // A signal has no caller to answer: a bad one is logged (visible in the worker's log) and wakes nothing.
+    if (!parsedWake.success) {
+      log.warn('ignored a wake signal with invalid arguments', { error: z.prettifyError(parsedWake.error) });
+      return;
+    }
+    const { tasks, trigger } = parsedWake.data;
     mutate(() => {
       if (tasks.length > 0) scratchpad = enqueueTasks(scratchpad, tasks);
       if (hasWork(scratchpad)) wake(trigger);
@@ -296,7 +301,8 @@ export async function agent(rawInput: AgentInput): Promise<void> {
     running = null;
     scratchpad = { ...result.after, last_updated: new Date().toISOString() };
     const seen = (result.directives ?? []).map((entry) => entry.text);
-    const unseen = forwarded.filter((text) => !seen.includes(text));
+    // Held directives handed to a cycle that never reached its first iteration are not lost either.
+    const unseen = [...directives, ...forwarded].filter((text) => !seen.includes(text));
     heldDirectives.unshift(...unseen);
     for (const text of seen) directiveLog.push({ text, cycleId });
     directiveLog.splice(0, Math.max(0, directiveLog.length - KEPT_DIRECTIVES));
@@ -326,19 +332,31 @@ export async function agent(rawInput: AgentInput): Promise<void> {
   const shouldContinueAsNew = () =>
     workflowInfo().continueAsNewSuggested || cyclesThisRun >= settings.continueAsNewEvery;
 
+  // Only wakes can be carried over; work someone awaits (send, runCycle) is done in this run.
+  const canCarryQueue = () => queue.every((item) => item.kind === 'task' && !awaited.has(item.id));
   for (;;) {
     await condition(() => queue.length > 0 || shouldContinueAsNew());
-    if (queue.length === 0) {
+    if (shouldContinueAsNew() && canCarryQueue()) {
       // Waiting updates must get their answers before this run ends.
-      await condition(allHandlersFinished);
-      if (queue.length > 0) continue;
-      await continueAsNew<typeof agent>({
-        agentId,
-        scratchpad,
-        settings,
-        carried: { cycleCount, cycles, heldDirectives, directiveLog, usageByModel, runs, pendingWake: false },
-      });
+      await condition(() => allHandlersFinished() || !canCarryQueue());
+      if (canCarryQueue()) {
+        await continueAsNew<typeof agent>({
+          agentId,
+          scratchpad,
+          settings,
+          carried: {
+            cycleCount,
+            cycles,
+            heldDirectives,
+            directiveLog,
+            usageByModel,
+            runs,
+            pendingWake: queue.length > 0,
+          },
+        });
+      }
     }
+    if (queue.length === 0) continue;
     const item = queue.shift() as WorkItem;
     const result = await runItem(item);
     if (awaited.has(item.id)) finished.set(item.id, result);

@@ -48,7 +48,11 @@ async function respond(run: CycleRun, message: string): Promise<{ reply: string;
       },
       usage: response.usage,
     };
-    for (const update of actions.filter((action) => action.tool === 'update_scratchpad')) {
+    // In two-phase mode update_scratchpad is not offered to respond; memory changes only in reflect.
+    const updates = offered.includes('update_scratchpad')
+      ? actions.filter((action) => action.tool === 'update_scratchpad')
+      : [];
+    for (const update of updates) {
       const error = run.applyUpdate(update.args);
       run.trace.push({
         ...base,
@@ -85,7 +89,7 @@ async function reflect(run: CycleRun, message: string, reply: string): Promise<v
     toolChoice: { name: 'update_scratchpad' },
     model: run.input.reflectModel ?? run.input.model,
   });
-  const update = actionsOf(response, ['update_scratchpad'])[0];
+  const update = actionsOf(response, ['update_scratchpad']).find((action) => action.tool === 'update_scratchpad');
   const error = update ? run.applyUpdate(update.args) : undefined;
   run.trace.push({
     iteration: run.iterations + 1,
@@ -109,6 +113,8 @@ async function reflect(run: CycleRun, message: string, reply: string): Promise<v
 export async function runChatTurn(run: CycleRun): Promise<{ reply: string; outcome: CycleOutcome }> {
   const message = run.input.message ?? '';
   const turn = await respond(run, message);
+  // Kept on the run so a reflect that fails for good does not also lose the reply the user paid for.
+  run.reply = turn.reply;
   if (run.input.twoPhase) await reflect(run, message, turn.reply);
   return turn;
 }

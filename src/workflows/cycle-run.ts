@@ -44,6 +44,8 @@ export class CycleRun {
   usage: Usage = ZERO_USAGE;
   readonly usageByModel: Record<string, Usage> = {};
   iterations = 0;
+  /** Chat: the reply, once the respond phase has produced it. */
+  reply?: string;
   hasStoredObservations = false;
   readonly archived: { section: string; id: string; chars: number }[] = [];
   private readonly inbox: string[] = [];

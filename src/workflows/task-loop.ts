@@ -12,14 +12,15 @@ export async function runTaskLoop(run: CycleRun): Promise<CycleOutcome> {
     run.iterations = iteration;
     const directives = run.directivesFor(iteration);
     const prompt = buildCyclePrompt(run.state, { iteration, maxIterations: input.maxIterations, directives });
+    const workTools = run.workTools();
     const response = await run.callModel({
       system: 'cycle',
       messages: [{ role: 'user', content: prompt }],
-      tools: [...run.workTools(), 'update_scratchpad', 'done'],
+      tools: [...workTools, 'update_scratchpad', 'done'],
       toolChoice: 'any',
       model: input.model,
     });
-    const step = dispatch(run.state, parseAction(response), run.workTools());
+    const step = dispatch(run.state, parseAction(response), workTools);
     let observation: Observation | undefined;
     if (step.kind === 'tool') {
       observation = await run.runTool(step.action, iteration);
@@ -30,7 +31,7 @@ export async function runTaskLoop(run: CycleRun): Promise<CycleOutcome> {
     }
     run.trace.push({
       iteration,
-      request: { promptChars: prompt.length, tools: input.tools },
+      request: { promptChars: prompt.length, tools: [...workTools, 'update_scratchpad', 'done'] },
       response: {
         text: response.text.slice(0, 2000),
         toolCalls: response.toolCalls.map((call) => call.name),

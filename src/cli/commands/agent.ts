@@ -25,7 +25,7 @@ import {
   statusQuery,
   wakeSignal,
 } from '../../workflows/definitions';
-import { CliError, EXIT } from '../errors';
+import { CliError, EXIT, outcomeExitCode } from '../errors';
 import * as runtime from '../runtime';
 
 export const EXPORT_FORMAT = 'durable-scratchpad/agent-v1';
@@ -56,12 +56,20 @@ async function withAgent<T>(
   agentId: string,
   model: string | undefined,
   work: (client: Client, target: AgentTarget) => Promise<T>,
+  options: { quick?: boolean } = {},
 ) {
   const context = await agentContext(agentId);
   const spec = runtime.modelSpec(context.config, model);
   const client = await runtime.client(context.config);
   const { config, target } = await onAgentQueue(client, context.config, context.target);
-  return runtime.withWorker(client, config, spec, () => runtime.unwrapUpdateErrors(() => work(client, target)));
+  return runtime.withWorker(
+    client,
+    config,
+    spec,
+    agentWorkflowId(agentId),
+    () => runtime.unwrapUpdateErrors(() => work(client, target)),
+    options,
+  );
 }
 
 /** `scratchpad send AGENT TEXT`: one chat turn; prints the reply. */
@@ -69,8 +77,15 @@ export async function sendCommand(agentId: string, message: string, options: { j
   const result = await withAgent(agentId, options.model, (client, target) =>
     updateAgent(client, target, sendUpdate, [{ message }]),
   );
-  process.stdout.write(options.json ? `${JSON.stringify(result, null, 2)}\n` : `${result.reply}\n`);
-  return result.outcome === 'failed' ? EXIT.cycleFailed : EXIT.ok;
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  } else {
+    if (result.reply) process.stdout.write(`${result.reply}\n`);
+    if (result.outcome !== 'completed') {
+      process.stderr.write(`cycle ${result.cycleId}: ${result.outcome}${result.error ? `: ${result.error}` : ''}\n`);
+    }
+  }
+  return outcomeExitCode(result);
 }
 
 /** `scratchpad directive AGENT TEXT`: a signal; reaches the running cycle's next iteration or waits for the next cycle. */
@@ -114,8 +129,11 @@ export async function enqueueCommand(agentId: string, options: { task: string[];
 
 /** `scratchpad status AGENT`: cycles, what is running, held directives, usage and cost. */
 export async function statusCommand(agentId: string, options: { json?: boolean; model?: string }) {
-  const status = await withAgent(agentId, options.model, (client) =>
-    client.workflow.getHandle(agentWorkflowId(agentId)).query(statusQuery),
+  const status = await withAgent(
+    agentId,
+    options.model,
+    (client) => client.workflow.getHandle(agentWorkflowId(agentId)).query(statusQuery),
+    { quick: true },
   );
   if (options.json) {
     process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
@@ -149,10 +167,15 @@ export async function configureCommand(agentId: string, options: Partial<AgentSe
 
 /** `scratchpad export AGENT`: seed 001 `save`, as JSON on stdout. */
 export async function exportCommand(agentId: string, options: { model?: string }) {
-  const { scratchpad, status } = await withAgent(agentId, options.model, async (client) => {
-    const handle = client.workflow.getHandle(agentWorkflowId(agentId));
-    return { scratchpad: await handle.query(scratchpadQuery), status: await handle.query(statusQuery) };
-  });
+  const { scratchpad, status } = await withAgent(
+    agentId,
+    options.model,
+    async (client) => {
+      const handle = client.workflow.getHandle(agentWorkflowId(agentId));
+      return { scratchpad: await handle.query(scratchpadQuery), status: await handle.query(statusQuery) };
+    },
+    { quick: true },
+  );
   const document = {
     format: EXPORT_FORMAT,
     agentId,

@@ -30,7 +30,13 @@ export async function chatCommand(agentId: string, options: { model?: string }):
           // Nothing to send.
         } else if (line === '/scratchpad') {
           const state = await fallback
-            .serve(client.workflow.getHandle(agentWorkflowId(agentId)).query(scratchpadQuery))
+            .serve(
+              client.workflow.getHandle(agentWorkflowId(agentId)).query(scratchpadQuery),
+              agentWorkflowId(agentId),
+              {
+                quick: true,
+              },
+            )
             .catch(() => {
               throw new CliError('the agent has not started yet: send a message first');
             });
@@ -44,7 +50,7 @@ export async function chatCommand(agentId: string, options: { model?: string }):
           process.stdout.write(`${HELP}\n`);
         } else {
           const result = await runtime.unwrapUpdateErrors(() =>
-            fallback.serve(updateAgent(client, target, sendUpdate, [{ message: line }])),
+            fallback.serve(updateAgent(client, target, sendUpdate, [{ message: line }]), agentWorkflowId(agentId)),
           );
           process.stdout.write(`agent> ${result.reply}\n`);
           if (result.outcome !== 'completed') process.stdout.write(`(cycle ${result.cycleId}: ${result.outcome})\n`);

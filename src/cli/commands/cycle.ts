@@ -1,10 +1,9 @@
 import * as fs from 'node:fs/promises';
 import YAML from 'yaml';
 import { agentWorkflowId, updateAgent } from '../../agent-client';
-import type { CycleResult } from '../../core/cycle';
 import { describeChanges, diffScratchpads } from '../../core/diff';
 import { type Scratchpad, normalizeScratchpad } from '../../core/scratchpad';
-import { CliError, EXIT } from '../errors';
+import { CliError, EXIT, outcomeExitCode } from '../errors';
 import { workflowUrl } from '../format';
 import * as runtime from '../runtime';
 import { cycleStatesFromHistory } from '../../snapshots';
@@ -35,12 +34,6 @@ export async function readScratchpadFile(file: string): Promise<Scratchpad> {
   }
 }
 
-export function outcomeExitCode(result: CycleResult): number {
-  if (result.outcome === 'failed') return EXIT.cycleFailed;
-  if (result.outcome === 'max_iterations') return EXIT.maxIterations;
-  return EXIT.ok;
-}
-
 /** `scratchpad cycle`: run one task cycle of an agent through its workflow, wait, print the outcome and what changed. */
 export async function cycleCommand(options: CycleOptions): Promise<number> {
   const context = await agentContext(options.agent);
@@ -49,7 +42,7 @@ export async function cycleCommand(options: CycleOptions): Promise<number> {
   const client = await runtime.client(context.config);
   const { config, target } = await onAgentQueue(client, context.config, context.target);
   if (!options.json) process.stderr.write(`Running a cycle of ${agentWorkflowId(options.agent)}…\n`);
-  const record = await runtime.withWorker(client, config, spec, () =>
+  const record = await runtime.withWorker(client, config, spec, agentWorkflowId(options.agent), () =>
     runtime.unwrapUpdateErrors(async () => {
       if (from) await updateAgent(client, target, importUpdate, [from]);
       return updateAgent(client, target, runCycleUpdate, [
@@ -59,7 +52,13 @@ export async function cycleCommand(options: CycleOptions): Promise<number> {
   );
   const handle = client.workflow.getHandle(record.cycleId);
   const states = cycleStatesFromHistory(await handle.fetchHistory());
-  const result = states.result as CycleResult;
+  if (!states.result) {
+    // The cycle never completed (terminated, or it could not start): the agent kept its memory as it was.
+    const message = `Cycle ${record.cycleId}: ${record.outcome}${record.error ? `: ${record.error}` : ''}`;
+    process.stdout.write(options.json ? `${JSON.stringify(record, null, 2)}\n` : `${message}\n`);
+    return outcomeExitCode(record);
+  }
+  const result = states.result;
   if (options.json) {
     process.stdout.write(`${JSON.stringify({ workflowId: record.cycleId, ...result }, null, 2)}\n`);
     return outcomeExitCode(result);

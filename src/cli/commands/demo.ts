@@ -5,12 +5,11 @@ import { describeChanges, diffScratchpads } from '../../core/diff';
 import { cycleStatesFromHistory, snapshotYaml } from '../../snapshots';
 import { ensureDevServer } from '../../temporal/dev-server';
 import { createWorker } from '../../worker';
-import { EXIT } from '../errors';
+import { EXIT, outcomeExitCode } from '../errors';
 import { workflowUrl } from '../format';
 import { packageRoot } from '../package-root';
 import { runCycleUpdate } from '../../workflows/definitions';
 import * as runtime from '../runtime';
-import { outcomeExitCode } from './cycle';
 
 const DEMO_AGENT = 'demo';
 const DEMO_TASK = 'Greet the world: echo a hello message, write hello.txt and read it back';
