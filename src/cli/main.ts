@@ -259,7 +259,11 @@ function installLogger(): void {
   const level = (LOG_LEVELS as readonly string[]).includes(requested)
     ? (requested as (typeof LOG_LEVELS)[number])
     : 'WARN';
-  Runtime.install({ logger: new DefaultLogger(level) });
+  try {
+    Runtime.install({ logger: new DefaultLogger(level) });
+  } catch {
+    // Already installed in this process (main called twice, or by an embedding program): keep that one.
+  }
 }
 
 /** A one-line message for errors a user causes (a missing workflow, an unreachable server), without a stack. */

@@ -32,7 +32,9 @@ export function renderSections(state: Scratchpad): string {
     orNone(state.identity.user),
     '### Boundaries',
     orNone(state.identity.boundaries),
+    '',
     '---',
+    '',
     '## UNDERSTANDING',
     '### Known',
     orNone(state.understanding.known),
@@ -40,7 +42,9 @@ export function renderSections(state: Scratchpad): string {
     orNone(state.understanding.believed),
     '### Unknown',
     orNone(state.understanding.unknown),
+    '',
     '---',
+    '',
     '## TRAJECTORY',
     '### Now',
     orNone(state.trajectory.now),
@@ -48,10 +52,14 @@ export function renderSections(state: Scratchpad): string {
     orNone(state.trajectory.path),
     '### Later',
     orNone(state.trajectory.later),
+    '',
     '---',
+    '',
     '## WORKSPACE',
     orNone(state.workspace),
+    '',
     '---',
+    '',
     '## SELF',
     '### Confidence',
     orNone(state.self.confidence),
@@ -74,7 +82,9 @@ export function renderTasks(state: Scratchpad): string {
     list(state.pending_actions),
     '### Completed tasks',
     completedList(state.completed_tasks),
+    '',
     '---',
+    '',
     '## NOTES',
     orNone(state.notes.replace(/^\n+/, '')),
   ].join('\n');
@@ -82,5 +92,5 @@ export function renderTasks(state: Scratchpad): string {
 
 /** The whole scratchpad as the model sees it. */
 export function renderMarkdown(state: Scratchpad): string {
-  return `${renderSections(state)}\n---\n${renderTasks(state)}\n`;
+  return `${renderSections(state)}\n\n---\n\n${renderTasks(state)}\n`;
 }

@@ -231,7 +231,10 @@ export async function agent(rawInput: AgentInput): Promise<void> {
     }
     const { tasks, trigger } = parsedWake.data;
     mutate(() => {
-      if (tasks.length > 0) scratchpad = enqueueTasks(scratchpad, tasks);
+      // A schedule repeats its tasks every tick: one already queued is not queued again.
+      const queued = [scratchpad.current_task, ...scratchpad.pending_actions];
+      const fresh = tasks.filter((task) => !queued.includes(task));
+      if (fresh.length > 0) scratchpad = enqueueTasks(scratchpad, fresh);
       if (hasWork(scratchpad)) wake(trigger);
     });
   });
