@@ -1,15 +1,5 @@
 import type { Check, Checkpoint, ContextReport, Spread } from './context-report';
-
-function table(rows: readonly string[][]): string {
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  return rows
-    .map((row) =>
-      row
-        .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!)))
-        .join('  '),
-    )
-    .join('\n');
-}
+import { table } from './measure';
 
 function count(value: number): string {
   return Math.round(value).toLocaleString('en-US');

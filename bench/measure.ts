@@ -57,3 +57,15 @@ export async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; va
   const value = await work();
   return { ms: performance.now() - start, value };
 }
+
+/** Rows as an aligned text table: the first column left-aligned, the others right-aligned. */
+export function table(rows: readonly string[][]): string {
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return rows
+    .map((row) =>
+      row
+        .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!)))
+        .join('  '),
+    )
+    .join('\n');
+}

@@ -1,5 +1,5 @@
 import type { HistoryStats, PhaseTimes } from './history-stats';
-import { type Sample, formatMs, median } from './measure';
+import { type Sample, formatMs, median, table } from './measure';
 
 /** The target: agentCycle may cost at most this many times the floor per iteration. */
 export const FLOOR_RATIO_TARGET = 1.5;
@@ -98,17 +98,6 @@ export function buildReport(
     target: FLOOR_RATIO_TARGET,
     pass: agentCycleToFloorPaired <= FLOOR_RATIO_TARGET,
   };
-}
-
-function table(rows: readonly string[][]): string {
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  return rows
-    .map((row) =>
-      row
-        .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!)))
-        .join('  '),
-    )
-    .join('\n');
 }
 
 function modeRow(name: string, mode: ModeSummary): string[] {
