@@ -1,4 +1,5 @@
-import { type RetryPolicy, proxyActivities } from '@temporalio/workflow';
+import { proxyActivities } from '@temporalio/workflow';
+import { modelActivityOptions, toolActivityOptions } from '../src/workflows/activity-options';
 import type { FloorActivities } from './floor-activities';
 
 /** Input of {@link floorCycle}. */
@@ -7,28 +8,10 @@ export interface FloorInput {
   maxAttempts: number;
 }
 
-// Copied from agentCycle so each scheduled activity carries the same options (and the same bytes of them).
-const NON_RETRYABLE_MODEL_ERRORS = [
-  'ModelError.BadRequest',
-  'ModelError.Auth',
-  'ModelError.NotFound',
-  'ModelError.ScriptExhausted',
-  'ModelError.NotConfigured',
-  'ModelError.BadResponse',
-];
-
+// The same options agentCycle uses, so each scheduled activity carries the same options (and the same bytes of them).
 function activitiesFor(maxAttempts: number): FloorActivities {
-  const retry: RetryPolicy = {
-    initialInterval: '1s',
-    backoffCoefficient: 2,
-    maximumInterval: '1m',
-    maximumAttempts: maxAttempts,
-  };
-  const { modelStandIn } = proxyActivities<FloorActivities>({
-    startToCloseTimeout: '3m',
-    retry: { ...retry, nonRetryableErrorTypes: NON_RETRYABLE_MODEL_ERRORS },
-  });
-  const { toolStandIn } = proxyActivities<FloorActivities>({ startToCloseTimeout: '2m', retry });
+  const { modelStandIn } = proxyActivities<FloorActivities>(modelActivityOptions(maxAttempts));
+  const { toolStandIn } = proxyActivities<FloorActivities>(toolActivityOptions(maxAttempts));
   return { modelStandIn, toolStandIn };
 }
 

@@ -1,7 +1,7 @@
 import {
   type Client,
   WithStartWorkflowOperation,
-  type WorkflowHandle,
+  type WorkflowExecutionDescription,
   type WorkflowHandleWithSignaledRunId,
   WorkflowNotFoundError,
   type WorkflowUpdateOptions,
@@ -45,10 +45,7 @@ async function startOptions(client: Client, target: AgentTarget) {
     ...(target.purpose ? { purpose: target.purpose } : {}),
     ...(target.settings ? { settings: target.settings as AgentSettings } : {}),
   };
-  const previous = await client.workflow
-    .getHandle(agentWorkflowId(target.agentId))
-    .describe()
-    .catch(() => undefined);
+  const previous = await describeAgent(client, target.agentId);
   if (previous && previous.status.name !== 'RUNNING') {
     const scratchpad = ScratchpadSchema.safeParse((previous.memo as { scratchpad?: unknown } | undefined)?.scratchpad);
     const cycleCount = previous.typedSearchAttributes.get(cycleCountKey) ?? 0;
@@ -101,12 +98,13 @@ export async function signalAgent(
   });
 }
 
-/** The running agent workflow's handle, or undefined when the agent was never started. */
-export async function agentHandle(client: Client, agentId: string): Promise<WorkflowHandle<typeof agent> | undefined> {
-  const handle = client.workflow.getHandle<typeof agent>(agentWorkflowId(agentId));
+/** The agent workflow's latest run as the server describes it, or undefined when the agent was never started. */
+export async function describeAgent(
+  client: Client,
+  agentId: string,
+): Promise<WorkflowExecutionDescription | undefined> {
   try {
-    await handle.describe();
-    return handle;
+    return await client.workflow.getHandle(agentWorkflowId(agentId)).describe();
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) return undefined;
     throw error;
@@ -118,9 +116,7 @@ export async function agentHandle(client: Client, agentId: string): Promise<Work
  * or undefined when the agent has never been started.
  */
 export async function agentMemo(client: Client, agentId: string): Promise<{ scratchpad: Scratchpad } | undefined> {
-  const handle = await agentHandle(client, agentId);
-  if (!handle) return undefined;
-  const memo = (await handle.describe()).memo as { scratchpad?: Scratchpad } | undefined;
+  const memo = (await describeAgent(client, agentId))?.memo as { scratchpad?: Scratchpad } | undefined;
   if (memo?.scratchpad) return { scratchpad: memo.scratchpad };
   return undefined;
 }

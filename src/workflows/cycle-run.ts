@@ -1,4 +1,4 @@
-import { type RetryPolicy, proxyActivities, setCurrentDetails } from '@temporalio/workflow';
+import { proxyActivities, setCurrentDetails } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { applyArchive, hasArchivePointer, planArchive } from '../core/budget';
 import type { ParsedCycleInput, TraceEntry } from '../core/cycle';
@@ -8,29 +8,12 @@ import type { Action } from '../core/parse-action';
 import { renderMarkdown } from '../core/render';
 import type { Scratchpad } from '../core/scratchpad';
 import { appendNote, safeApply } from '../core/update';
+import { modelActivityOptions, toolActivityOptions } from './activity-options';
 import { timeline } from './timeline-sink';
 
-const NON_RETRYABLE_MODEL_ERRORS = [
-  'ModelError.BadRequest',
-  'ModelError.Auth',
-  'ModelError.NotFound',
-  'ModelError.ScriptExhausted',
-  'ModelError.NotConfigured',
-  'ModelError.BadResponse',
-];
-
 function activitiesFor(input: ParsedCycleInput): Pick<Activities, 'callModel' | 'runTool'> {
-  const retry: RetryPolicy = {
-    initialInterval: '1s',
-    backoffCoefficient: 2,
-    maximumInterval: '1m',
-    maximumAttempts: input.maxAttempts,
-  };
-  const { callModel } = proxyActivities<Activities>({
-    startToCloseTimeout: '3m',
-    retry: { ...retry, nonRetryableErrorTypes: NON_RETRYABLE_MODEL_ERRORS },
-  });
-  const { runTool } = proxyActivities<Activities>({ startToCloseTimeout: '2m', retry });
+  const { callModel } = proxyActivities<Activities>(modelActivityOptions(input.maxAttempts));
+  const { runTool } = proxyActivities<Activities>(toolActivityOptions(input.maxAttempts));
   return { callModel, runTool };
 }
 

@@ -16,6 +16,7 @@ import type { ToolOptions } from '../../src/activities/tools/types';
 import type { ObservationStore } from '../../src/observations/entry';
 import { MemoryObservationStore } from '../../src/observations/memory-store';
 import { workerSinks } from '../../src/worker';
+import { uniqueTaskQueue } from './temporal';
 
 // Worker state changes at INFO drown test output; keep warnings and errors.
 try {
@@ -37,11 +38,6 @@ const quietLogger = {
   warn: () => undefined,
   error: (message: string) => console.error(message),
 };
-
-let counter = 0;
-export function taskQueue(name: string): string {
-  return `test-${name}-${process.pid}-${Date.now()}-${counter++}`;
-}
 
 export function sandboxOptions(): ToolOptions {
   return {
@@ -79,7 +75,7 @@ export async function scriptedWorker(
   const model = new ScriptedProvider(script, name);
   const observations = setup.observations ?? new MemoryObservationStore();
   const tools = sandboxOptions();
-  const queue = taskQueue(name);
+  const queue = uniqueTaskQueue(`test-${name}`);
   const resolveModel = createModelResolver({ defaultSpec: 'scripted:test', providers: { 'scripted:test': model } });
   const worker = await Worker.create({
     connection: env.nativeConnection,

@@ -2,7 +2,7 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { TypedSearchAttributes } from '@temporalio/common';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
 import { createModelResolver } from '../../src/activities/model/registry';
@@ -15,13 +15,14 @@ import type { CycleInput, CycleResult, TraceEntry } from '../../src/core/cycle';
 import { type Scratchpad, defaultScratchpad, enqueueTasks } from '../../src/core/scratchpad';
 import { snapshotYaml, writeSnapshots } from '../../src/snapshots';
 import { agentIdKey } from '../../src/temporal/search-attributes';
+import { testEnvironment } from '../helpers/temporal';
 import { bundleWorkflows, scriptedWorker } from '../helpers/worker';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
 
 beforeAll(async () => {
-  env = await TestWorkflowEnvironment.createFromExistingServer({ address: process.env.TEMPORAL_TEST_ADDRESS });
+  env = await testEnvironment();
   bundle = await bundleWorkflows();
 });
 

@@ -1,4 +1,4 @@
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { agentWorkflowId, signalAgent, updateAgent } from '../../src/agent-client';
 import type { AgentSettings, AgentStatus, CycleRecord, DirectiveRecord } from '../../src/core/agent';
@@ -16,13 +16,14 @@ import {
   sendUpdate,
   statusQuery,
 } from '../../src/workflows/definitions';
+import { testEnvironment } from '../helpers/temporal';
 import { bundleWorkflows, scriptedWorker } from '../helpers/worker';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
 
 beforeAll(async () => {
-  env = await TestWorkflowEnvironment.createFromExistingServer({ address: process.env.TEMPORAL_TEST_ADDRESS });
+  env = await testEnvironment();
   bundle = await bundleWorkflows();
 });
 

@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
 import type { ModelProvider, ProviderRequest } from '../../src/activities/model/provider';
@@ -18,7 +18,8 @@ import { defaultScratchpad, enqueueTasks } from '../../src/core/scratchpad';
 import { SqliteObservationStore } from '../../src/observations/sqlite-store';
 import { agentIdKey } from '../../src/temporal/search-attributes';
 import { workerSinks } from '../../src/worker';
-import { bundleWorkflows, sandboxOptions, taskQueue } from '../helpers/worker';
+import { testEnvironment, uniqueTaskQueue } from '../helpers/temporal';
+import { bundleWorkflows, sandboxOptions } from '../helpers/worker';
 
 /** A scripted model whose next reply may depend on the request it gets (an id seen in the prompt). */
 class ReactiveModel implements ModelProvider {
@@ -42,7 +43,7 @@ let store: SqliteObservationStore;
 let clockOffset = 0;
 
 beforeAll(async () => {
-  env = await TestWorkflowEnvironment.createFromExistingServer({ address: process.env.TEMPORAL_TEST_ADDRESS });
+  env = await testEnvironment();
   bundle = await bundleWorkflows();
   directory = fs.mkdtempSync(path.join(os.tmpdir(), 'observations-workflow-'));
   store = new SqliteObservationStore(path.join(directory, 'observations.db'), { now: () => Date.now() + clockOffset });
@@ -59,7 +60,7 @@ async function observedWorker(
 ): Promise<{ worker: Worker; queue: string; model: ReactiveModel; tools: ToolOptions }> {
   const model = new ReactiveModel(steps.map((step) => (typeof step === 'function' ? step : () => step)));
   const tools = sandboxOptions();
-  const queue = taskQueue('observations');
+  const queue = uniqueTaskQueue('test-observations');
   const resolveModel = createModelResolver({ defaultSpec: model.spec, providers: { [model.spec]: model } });
   const worker = await Worker.create({
     connection: env.nativeConnection,

@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import YAML from 'yaml';
 import {
   type AgentTarget,
-  agentHandle,
+  describeAgent,
   agentWorkflowId,
   signalAgent,
   updateAgent,
@@ -44,8 +44,7 @@ export async function agentContext(agentId: string) {
  * not leave the agent without a worker.
  */
 export async function onAgentQueue(client: Client, config: Config, target: AgentTarget) {
-  const handle = await agentHandle(client, target.agentId);
-  const description = handle ? await handle.describe() : undefined;
+  const description = await describeAgent(client, target.agentId);
   if (!description || description.status.name !== 'RUNNING') return { config, target };
   const queue = description.taskQueue;
   return { config: { ...config, SCRATCHPAD_TASK_QUEUE: queue }, target: { ...target, taskQueue: queue } };

@@ -1,0 +1,28 @@
+import type { ActivityOptions, RetryPolicy } from '@temporalio/workflow';
+
+/** Model errors retrying cannot fix; the provider adapters mark them non-retryable too. */
+const NON_RETRYABLE_MODEL_ERRORS = [
+  'ModelError.BadRequest',
+  'ModelError.Auth',
+  'ModelError.NotFound',
+  'ModelError.ScriptExhausted',
+  'ModelError.NotConfigured',
+  'ModelError.BadResponse',
+];
+
+function retry(maxAttempts: number): RetryPolicy {
+  return { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: maxAttempts };
+}
+
+/** Options of the `callModel` activity: Temporal owns retries, with `maxAttempts` before the cycle fails. */
+export function modelActivityOptions(maxAttempts: number): ActivityOptions {
+  return {
+    startToCloseTimeout: '3m',
+    retry: { ...retry(maxAttempts), nonRetryableErrorTypes: NON_RETRYABLE_MODEL_ERRORS },
+  };
+}
+
+/** Options of the `runTool` activity. */
+export function toolActivityOptions(maxAttempts: number): ActivityOptions {
+  return { startToCloseTimeout: '2m', retry: retry(maxAttempts) };
+}
