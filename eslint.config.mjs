@@ -1,32 +1,33 @@
+import { builtinModules } from 'node:module';
 import tseslint from 'typescript-eslint';
 
-const nodeBuiltins = [
-  'assert',
-  'buffer',
-  'child_process',
-  'crypto',
-  'dns',
-  'events',
-  'fs',
-  'fs/promises',
-  'http',
-  'https',
-  'net',
-  'os',
-  'path',
-  'process',
-  'readline',
-  'stream',
-  'timers',
-  'timers/promises',
-  'url',
-  'util',
-  'worker_threads',
-  'zlib',
+// Every Node built-in, with and without the `node:` prefix, so a new one cannot slip in unnoticed.
+const nodeBuiltins = builtinModules.flatMap((name) => (name.startsWith('node:') ? [name] : [name, `node:${name}`]));
+
+const sideEffectFree = (message, extraPatterns = []) => [
+  'error',
+  {
+    paths: nodeBuiltins.map((name) => ({ name, message })),
+    patterns: [
+      {
+        group: ['**/activities', '**/activities/**', '**/client', '**/client/**', '**/cli/**', '**/dev-server/**'],
+        allowTypeImports: true,
+        message:
+          'Workflow and core code run in the deterministic sandbox: import activities and clients as types only.',
+      },
+      {
+        group: ['**/worker/**', '**/config', '**/config/**'],
+        message: 'Worker and configuration code does not belong here.',
+      },
+      ...extraPatterns,
+    ],
+  },
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test/replay/histories/**', 'bin/**', '*.config.js'] },
+  {
+    ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test/replay/histories/**', 'bin/**', '*.config.js'],
+  },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],
@@ -38,18 +39,24 @@ export default tseslint.config(
     },
   },
   {
-    // Workflow code runs in Temporal's deterministic sandbox: no I/O, no Node built-ins.
-    files: ['src/workflows/**/*.ts', 'src/core/**/*.ts', 'src/temporal/search-attributes.ts'],
+    // Shared by client, worker and workflow code, so bundled into workflows: deterministic, no Node built-ins.
+    files: ['src/workflows/**/*.ts', 'src/common/**/*.ts'],
     rules: {
-      'no-restricted-imports': [
-        'error',
+      '@typescript-eslint/no-restricted-imports': sideEffectFree(
+        'Workflow code must stay deterministic: no Node built-ins.',
+      ),
+    },
+  },
+  {
+    // Pure: no I/O, no clock, no Temporal; everything else builds on it.
+    files: ['src/core/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': sideEffectFree('Core modules are pure: no Node built-ins.', [
         {
-          paths: nodeBuiltins.flatMap((name) => [
-            { name, message: 'Workflow code must stay deterministic: no Node built-ins.' },
-            { name: `node:${name}`, message: 'Workflow code must stay deterministic: no Node built-ins.' },
-          ]),
+          group: ['@temporalio/*', '**/common/**', '**/workflows/**'],
+          message: 'Core modules are pure and stand alone.',
         },
-      ],
+      ]),
     },
   },
 );

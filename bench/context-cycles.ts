@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { SendResult } from '../src/core/agent';
 import { renderedSize } from '../src/core/budget';
 import type { CycleResult } from '../src/core/cycle';
-import type { agentCycle } from '../src/workflows/agent-cycle';
+import type { AgentCycleWorkflow } from '../src/common/workflow-types';
 import { type HistorySize, historySize } from './context-history';
 import type { ScriptedTurn } from './context-script';
 import { progress } from './measure';
@@ -33,7 +33,7 @@ function rejectionOf(notes: string): string | undefined {
 }
 
 async function measureCycle(client: Client, result: SendResult, turn: ScriptedTurn): Promise<CycleMeasure> {
-  const cycle = (await client.workflow.getHandle<typeof agentCycle>(result.cycleId).result()) as CycleResult;
+  const cycle = (await client.workflow.getHandle<AgentCycleWorkflow>(result.cycleId).result()) as CycleResult;
   const archived = cycle.archived ?? [];
   const reflectionApplied = cycle.after.understanding.known.endsWith(turn.known);
   const rejection = reflectionApplied ? undefined : rejectionOf(cycle.after.notes);

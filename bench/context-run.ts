@@ -1,12 +1,13 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
-import { type AgentTarget, agentWorkflowId, updateAgent } from '../src/agent-client';
+import { type AgentTarget, updateAgent } from '../src/client/agent-client';
 import type { SendResult } from '../src/core/agent';
 import type { CycleResult } from '../src/core/cycle';
-import type { agentCycle } from '../src/workflows/agent-cycle';
-import { sendUpdate } from '../src/workflows/definitions';
+import type { AgentCycleWorkflow } from '../src/common/workflow-types';
+import { sendUpdate } from '../src/common/agent-messages';
 import type { ScriptedTurn } from './context-script';
 import { progress } from './measure';
+import { agentWorkflowId } from '../src/common/ids';
 
 /** What the chat turns through the agent workflow produced. */
 export interface ConversationRun {
@@ -50,7 +51,7 @@ async function unlessRetrying<T>(client: Client, cycleId: string, work: Promise<
 }
 
 async function failedCycleError(client: Client, cycleId: string): Promise<string> {
-  const result = (await client.workflow.getHandle<typeof agentCycle>(cycleId).result()) as CycleResult;
+  const result = (await client.workflow.getHandle<AgentCycleWorkflow>(cycleId).result()) as CycleResult;
   return `${cycleId} ended failed: ${result.error ?? 'no error recorded'}`;
 }
 

@@ -3,10 +3,10 @@ import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode } 
 import { createActivities } from '../src/activities';
 import { createModelResolver } from '../src/activities/model/registry';
 import { ScriptedProvider } from '../src/activities/model/scripted';
-import { type AgentTarget, agentWorkflowId } from '../src/agent-client';
+import { type AgentTarget } from '../src/client/agent-client';
 import { DEFAULT_BUDGET_CHARS } from '../src/core/budget';
-import { registerSearchAttributes } from '../src/temporal/register-search-attributes';
-import { WORKFLOWS_PATH, workerSinks } from '../src/worker';
+import { registerSearchAttributes } from '../src/client/register-search-attributes';
+import { WORKFLOWS_PATH, workerSinks } from '../src/worker/worker';
 import { benchToolSetup } from './cycle-script';
 import { measureCycles } from './context-cycles';
 import { formatContextReport } from './context-format';
@@ -18,6 +18,7 @@ import { type ConversationRun, runConversation } from './context-run';
 import { type ScriptedTurn, conversationScript, scriptedConversation } from './context-script';
 import { progress } from './measure';
 import { type TemporalTarget, openTemporalTarget } from './temporal-target';
+import { agentWorkflowId } from '../src/common/ids';
 
 type Cleanup = () => Promise<void> | void;
 

@@ -4,8 +4,8 @@ import * as path from 'node:path';
 import type { ScriptEntry } from '../src/activities/model/scripted';
 import type { ToolOptions } from '../src/activities/tools/types';
 import { type Scratchpad, defaultScratchpad, enqueueTasks } from '../src/core/scratchpad';
-import type { ObservationStore } from '../src/observations/entry';
-import { openObservationStore } from '../src/observations/open-store';
+import type { ObservationStore } from '../src/activities/observations/entry';
+import { openObservationStore } from '../src/activities/observations/open-store';
 
 /** The scripted model's answers for a cycle of `iterations`: `echo` calls, then `done`. */
 export function echoScript(iterations: number): ScriptEntry[] {

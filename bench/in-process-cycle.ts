@@ -6,7 +6,7 @@ import { type Usage, ZERO_USAGE, addUsage } from '../src/core/model';
 import { parseAction } from '../src/core/parse-action';
 import { buildCyclePrompt } from '../src/core/prompts';
 import type { Scratchpad } from '../src/core/scratchpad';
-import { createObservationRuntime } from '../src/observations/runtime';
+import { createObservationRuntime } from '../src/activities/observations/runtime';
 import { type ToolSetup, benchScratchpad, echoScript } from './cycle-script';
 import { type Sample, timed } from './measure';
 

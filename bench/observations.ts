@@ -11,12 +11,12 @@ import { runToolCall } from '../src/activities/tools';
 import { scratchpadRead } from '../src/activities/tools/scratchpad-read';
 import type { ToolOptions } from '../src/activities/tools/types';
 import { type Observation, observationText, toolNote } from '../src/core/observation';
-import type { ObservationStore } from '../src/observations/entry';
-import { RedisObservationStore } from '../src/observations/redis-store';
-import { startRedisServer } from '../src/observations/redis-server';
-import { createObservationRuntime } from '../src/observations/runtime';
-import { SqliteObservationStore } from '../src/observations/sqlite-store';
-import { SYNTHETIC_MAX_BYTES, observationBytes } from '../src/observations/synthetic';
+import type { ObservationStore } from '../src/activities/observations/entry';
+import { RedisObservationStore } from '../src/activities/observations/redis-store';
+import { startRedisServer } from '../test/helpers/redis-server';
+import { createObservationRuntime } from '../src/activities/observations/runtime';
+import { SqliteObservationStore } from '../src/activities/observations/sqlite-store';
+import { SYNTHETIC_MAX_BYTES, observationBytes } from '../src/activities/observations/synthetic';
 import { formatMs, median, progress } from './measure';
 
 const SIZES = [

@@ -3,8 +3,8 @@ import { type NativeConnection, Worker, type WorkflowBundleWithSourceMap } from 
 import { createActivities } from '../src/activities';
 import { type ModelResolver, createModelResolver } from '../src/activities/model/registry';
 import { ScriptedProvider } from '../src/activities/model/scripted';
-import type { agentCycle } from '../src/workflows/agent-cycle';
-import { workerSinks } from '../src/worker';
+import type { AgentCycleWorkflow } from '../src/common/workflow-types';
+import { workerSinks } from '../src/worker/worker';
 import { type ToolSetup, benchScratchpad, echoScript } from './cycle-script';
 import { floorActivities } from './floor-activities';
 import type { floorCycle } from './floor-workflow';
@@ -45,7 +45,7 @@ async function runAgentCycle(
   const workflowId = `agent/bench/${taskQueue}/cycle/${run}`;
   const input = { agentId: 'bench', before: benchScratchpad(), maxIterations: iterations, model: spec };
   const { ms, value } = await timed(() =>
-    context.client.workflow.execute<typeof agentCycle>('agentCycle', { taskQueue, workflowId, args: [input] }),
+    context.client.workflow.execute<AgentCycleWorkflow>('agentCycle', { taskQueue, workflowId, args: [input] }),
   );
   if (value.outcome !== 'completed' || value.iterations !== iterations) {
     throw new Error(

@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { startDevServer } from '../src/temporal/dev-server';
-import { ensureTemporalCli } from '../src/temporal/provision';
+import { startDevServer } from '../src/dev-server/dev-server';
+import { ensureTemporalCli } from '../src/dev-server/provision';
 import type { BenchOptions } from './bench-options';
 import { progress } from './measure';
 

@@ -10,16 +10,16 @@ import { Client, Connection } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { updateAgent } from '../src/agent-client';
+import { updateAgent } from '../src/client/agent-client';
 import { createActivities } from '../src/activities';
 import { createModelResolver } from '../src/activities/model/registry';
 import { type ScriptEntry, ScriptedProvider } from '../src/activities/model/scripted';
 import type { AgentSettings } from '../src/core/agent';
 import type { CycleInput } from '../src/core/cycle';
 import { defaultScratchpad, enqueueTasks } from '../src/core/scratchpad';
-import { startDevServer } from '../src/temporal/dev-server';
-import { agentIdKey } from '../src/temporal/search-attributes';
-import { WORKFLOWS_PATH, workerSinks } from '../src/worker';
+import { startDevServer } from '../src/dev-server/dev-server';
+import { agentIdKey } from '../src/common/search-attributes';
+import { WORKFLOWS_PATH, workerSinks } from '../src/worker/worker';
 import {
   directiveSignal,
   enqueueUpdate,
@@ -27,7 +27,7 @@ import {
   runCycleUpdate,
   sendUpdate,
   statusQuery,
-} from '../src/workflows/definitions';
+} from '../src/common/agent-messages';
 
 const OUT = path.resolve(__dirname, '..', '..', 'test', 'replay', 'histories');
 

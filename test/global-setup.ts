@@ -1,8 +1,8 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { startDevServer } from '../src/temporal/dev-server';
-import { ensureTemporalCli } from '../src/temporal/provision';
+import { startDevServer } from '../src/dev-server/dev-server';
+import { ensureTemporalCli } from '../src/dev-server/provision';
 import './helpers/dev-server-handle';
 
 /** Starts one Temporal dev server for the whole run and hands its address to the test workers through the env. */

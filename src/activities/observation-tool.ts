@@ -1,13 +1,13 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { type Observation, SCRATCHPAD_READ, type ToolCallInput } from '../core/observation';
-import { contentBytes } from '../observations/entry';
-import { hasReferences, resolveReferences } from '../observations/references';
-import { type ObservationRuntime, loadContent } from '../observations/runtime';
-import { rebuildObservation, splitObservation } from '../observations/split';
-import { isLargeObservation, syntheticObservation } from '../observations/synthetic';
-import { TextView } from '../observations/text-view';
+import { contentBytes } from './observations/entry';
+import { hasReferences, resolveReferences } from './observations/references';
+import { type ObservationRuntime, loadContent } from './observations/runtime';
+import { rebuildObservation, splitObservation } from './observations/split';
+import { isLargeObservation, syntheticObservation } from './observations/synthetic';
+import { TextView } from './observations/text-view';
 import { runToolCall } from './tools';
-import { errorMessage } from './tools/error-message';
+import { errorMessage } from '../common/error-message';
 import { scratchpadRead } from './tools/scratchpad-read';
 import type { ToolOptions } from './tools/types';
 

@@ -1,8 +1,10 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { z } from 'zod';
-import { signalAgent, validateAgentId } from '../agent-client';
-import { wakeSignal } from '../workflows/definitions';
+import { signalAgent } from '../client/agent-client';
+import { wakeSignal } from '../common/agent-messages';
+import { validateAgentId } from '../common/ids';
+import type { WakeAgentArgs, WakeAgentResult } from '../common/workflow-types';
 
 /** What a schedule's action passes on: the agent to wake, its task queue, and the tasks to enqueue. */
 export const WakeAgentArgsSchema = z.object({
@@ -10,13 +12,7 @@ export const WakeAgentArgsSchema = z.object({
   taskQueue: z.string().min(1),
   tasks: z.array(z.string().trim().min(1).max(5000)).default([]),
 });
-export type WakeAgentArgs = z.input<typeof WakeAgentArgsSchema>;
-
-/** The agent execution the wake reached. */
-export interface WakeAgentResult {
-  workflowId: string;
-  runId: string;
-}
+export type { WakeAgentArgs, WakeAgentResult };
 
 /**
  * The `wakeAgent` activity: signal-with-start of `agent/<agentId>` with `wake` (trigger `schedule`),

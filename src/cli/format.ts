@@ -1,6 +1,6 @@
 import { renderMarkdown } from '../core/render';
 import type { Scratchpad } from '../core/scratchpad';
-import { snapshotYaml } from '../snapshots';
+import { snapshotYaml } from '../client/snapshots';
 import { CliError, EXIT } from './errors';
 
 export const FORMATS = ['yaml', 'markdown', 'json'] as const;

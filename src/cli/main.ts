@@ -1,7 +1,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { Command, CommanderError, Option } from 'commander';
-import { writeSnapshots } from '../snapshots';
+import { writeSnapshots } from '../client/snapshots';
 import {
   configureCommand,
   directiveCommand,

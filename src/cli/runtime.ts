@@ -1,9 +1,9 @@
 import { type Client, WorkflowUpdateFailedError } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { type Config, ConfigError, loadConfig, resolveModelSpec } from '../config';
-import { connectClient } from '../client';
+import { connectClient } from '../client/connection';
 import type { Worker } from '@temporalio/worker';
-import { createWorker } from '../worker';
+import { createWorker } from '../worker/worker';
 import { CliError, EXIT } from './errors';
 
 /** Configuration from the environment, with bad values reported as a CLI error. */

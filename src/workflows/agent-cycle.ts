@@ -1,6 +1,5 @@
 import {
   ApplicationFailure,
-  defineQuery,
   isCancellation,
   proxyActivities,
   proxyLocalActivities,
@@ -15,20 +14,15 @@ import {
   type CycleOutcome,
   type CycleResult,
   type ParsedCycleInput,
-  type TraceEntry,
 } from '../core/cycle';
 import type { Scratchpad } from '../core/scratchpad';
-import { cycleOutcomeKey } from '../temporal/search-attributes';
+import { cycleOutcomeKey } from '../common/search-attributes';
+import { afterQuery, beforeQuery, currentQuery, traceQuery } from '../common/cycle-messages';
 import { runChatTurn } from './chat-turn';
 import { CycleRun } from './cycle-run';
-import { directiveSignal } from './definitions';
-import { failureMessage } from './failure';
+import { directiveSignal } from '../common/agent-messages';
+import { failureMessage } from '../common/failure';
 import { runTaskLoop } from './task-loop';
-
-export const beforeQuery = defineQuery<Scratchpad>('before');
-export const currentQuery = defineQuery<Scratchpad>('current');
-export const afterQuery = defineQuery<Scratchpad | null>('after');
-export const traceQuery = defineQuery<TraceEntry[]>('trace');
 
 const { archiveContent } = proxyActivities<Activities>({
   startToCloseTimeout: '1m',

@@ -31,7 +31,7 @@ import type { CycleInput, CycleResult, Trigger } from '../core/cycle';
 import { ZERO_USAGE, type Usage, addUsage } from '../core/model';
 import { type Scratchpad, ScratchpadSchema, defaultScratchpad, enqueueTasks, hasWork } from '../core/scratchpad';
 import { safeApply } from '../core/update';
-import { agentIdKey, cycleCountKey, lastOutcomeKey } from '../temporal/search-attributes';
+import { agentIdKey, cycleCountKey, lastOutcomeKey } from '../common/search-attributes';
 import { agentCycle } from './agent-cycle';
 import {
   configureUpdate,
@@ -46,8 +46,9 @@ import {
   sendUpdate,
   statusQuery,
   wakeSignal,
-} from './definitions';
-import { failureMessage } from './failure';
+} from '../common/agent-messages';
+import { failureMessage } from '../common/failure';
+import { cycleWorkflowId } from '../common/ids';
 
 const KEPT_CYCLES = 50;
 const KEPT_DIRECTIVES = 100;
@@ -257,7 +258,7 @@ export async function agent(rawInput: AgentInput): Promise<void> {
   const runItem = async (item: WorkItem): Promise<Finished> => {
     cycleCount++;
     cyclesThisRun++;
-    const cycleId = `agent/${agentId}/cycle/${cycleCount}`;
+    const cycleId = cycleWorkflowId(agentId, cycleCount);
     const directives = heldDirectives.splice(0);
     const trigger: Trigger = item.kind === 'chat' ? 'chat' : item.trigger;
     const cycleInput: CycleInput = {

@@ -9,7 +9,7 @@ import { renderMarkdown } from '../core/render';
 import type { Scratchpad } from '../core/scratchpad';
 import { appendNote, safeApply } from '../core/update';
 import { modelActivityOptions, toolActivityOptions } from './activity-options';
-import { timeline } from './timeline-sink';
+import { timeline } from '../common/timeline-sink';
 
 function activitiesFor(input: ParsedCycleInput): Pick<Activities, 'callModel' | 'runTool'> {
   const { callModel } = proxyActivities<Activities>(modelActivityOptions(input.maxAttempts));

@@ -1,3 +1,9 @@
-export { agentCycle } from './agent-cycle';
-export { agent } from './agent';
-export { scheduledWake } from './scheduled-wake';
+import type { WorkflowTypes } from '../common/workflow-types';
+import { agent } from './agent';
+import { agentCycle } from './agent-cycle';
+import { scheduledWake } from './scheduled-wake';
+
+export { agent, agentCycle, scheduledWake };
+
+// Clients start workflows by name from `common/workflow-types`; this keeps the two in step at compile time.
+const _checked: WorkflowTypes = { agent, agentCycle, scheduledWake };

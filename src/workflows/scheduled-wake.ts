@@ -1,6 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { WakeAgentArgs, WakeAgentResult } from '../activities/wake-agent';
+import type { WakeAgentArgs, WakeAgentResult } from '../common/workflow-types';
 
 const { wakeAgent } = proxyActivities<Activities>({
   startToCloseTimeout: '30s',

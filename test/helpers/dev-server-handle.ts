@@ -1,4 +1,4 @@
-import type { DevServer } from '../../src/temporal/dev-server';
+import type { DevServer } from '../../src/dev-server/dev-server';
 
 /** What global-setup leaves for global-teardown; both run in Jest's main process. */
 export interface TestServerHandle {

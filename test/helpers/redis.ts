@@ -1,4 +1,4 @@
-import { type RedisServerHandle, startRedisServer } from '../../src/observations/redis-server';
+import { type RedisServerHandle, startRedisServer } from './redis-server';
 
 export type { RedisServerHandle };
 

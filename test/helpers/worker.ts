@@ -13,9 +13,9 @@ import { type ActivityDependencies, createActivities } from '../../src/activitie
 import { createModelResolver } from '../../src/activities/model/registry';
 import { ScriptedProvider, type ScriptEntry } from '../../src/activities/model/scripted';
 import type { ToolOptions } from '../../src/activities/tools/types';
-import type { ObservationStore } from '../../src/observations/entry';
-import { MemoryObservationStore } from '../../src/observations/memory-store';
-import { workerSinks } from '../../src/worker';
+import type { ObservationStore } from '../../src/activities/observations/entry';
+import { MemoryObservationStore } from '../../src/activities/observations/memory-store';
+import { workerSinks } from '../../src/worker/worker';
 import { uniqueTaskQueue } from './temporal';
 
 // Worker state changes at INFO drown test output; keep warnings and errors.

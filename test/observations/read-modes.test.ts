@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { READ_MAX_BYTES, READ_MAX_CHARS } from '../../src/core/observation';
-import { type ReadArgs, readBinary, readText } from '../../src/observations/read-modes';
-import { TextView } from '../../src/observations/text-view';
+import { type ReadArgs, readBinary, readText } from '../../src/activities/observations/read-modes';
+import { TextView } from '../../src/activities/observations/text-view';
 
 const ID = '0123456789abcdef';
 const read = (text: string, args: Partial<ReadArgs>) => readText(new TextView(text), { scratchpad_id: ID, ...args });

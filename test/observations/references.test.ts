@@ -1,5 +1,5 @@
 import type { Observation } from '../../src/core/observation';
-import { hasReferences, resolveReferences } from '../../src/observations/references';
+import { hasReferences, resolveReferences } from '../../src/activities/observations/references';
 
 const STEPS: Record<number, Observation> = {
   1: { ok: true, result: '{"json": "body"}', url: 'http://127.0.0.1/get', status: 200 },

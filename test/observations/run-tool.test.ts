@@ -6,8 +6,8 @@ import { DefaultLogger } from '@temporalio/worker';
 import { type Activities, createActivities } from '../../src/activities';
 import type { ToolOptions } from '../../src/activities/tools/types';
 import type { Observation, ToolCallInput } from '../../src/core/observation';
-import { SqliteObservationStore } from '../../src/observations/sqlite-store';
-import { SYNTHETIC_MAX_BYTES, observationBytes } from '../../src/observations/synthetic';
+import { SqliteObservationStore } from '../../src/activities/observations/sqlite-store';
+import { SYNTHETIC_MAX_BYTES, observationBytes } from '../../src/activities/observations/synthetic';
 
 let directory: string;
 let tools: ToolOptions;

@@ -1,10 +1,10 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { ObservationStore, StoreOptions } from '../../src/observations/entry';
-import { MemoryObservationStore } from '../../src/observations/memory-store';
-import { RedisObservationStore } from '../../src/observations/redis-store';
-import { SqliteObservationStore } from '../../src/observations/sqlite-store';
+import type { ObservationStore, StoreOptions } from '../../src/activities/observations/entry';
+import { MemoryObservationStore } from '../../src/activities/observations/memory-store';
+import { RedisObservationStore } from '../../src/activities/observations/redis-store';
+import { SqliteObservationStore } from '../../src/activities/observations/sqlite-store';
 import { type RedisServerHandle, testRedisServer } from '../helpers/redis';
 
 let redis: RedisServerHandle;

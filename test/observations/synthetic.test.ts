@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type Observation, isStoredObservation, observationText, toolNote } from '../../src/core/observation';
-import type { EntryInfo } from '../../src/observations/entry';
-import { rebuildObservation, splitObservation } from '../../src/observations/split';
+import type { EntryInfo } from '../../src/activities/observations/entry';
+import { rebuildObservation, splitObservation } from '../../src/activities/observations/split';
 import {
   SYNTHETIC_MAX_BYTES,
   SYNTHETIC_NOTE,
@@ -9,8 +9,8 @@ import {
   isLargeObservation,
   observationBytes,
   syntheticObservation,
-} from '../../src/observations/synthetic';
-import { TextView } from '../../src/observations/text-view';
+} from '../../src/activities/observations/synthetic';
+import { TextView } from '../../src/activities/observations/text-view';
 
 const FACTS = { id: '485d7beae4e144eb', kind: 'text' as const, sizeBytes: 0, step: 1 };
 

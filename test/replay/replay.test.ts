@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { workerSinks } from '../../src/worker';
+import { workerSinks } from '../../src/worker/worker';
 import { bundleWorkflows } from '../helpers/worker';
 
 const HISTORIES = path.join(__dirname, 'histories');

@@ -3,8 +3,8 @@ import * as path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { type Browser, type Frame, type Page, chromium } from 'playwright-core';
-import { updateAgent } from '../../src/agent-client';
-import { runCycleUpdate } from '../../src/workflows/definitions';
+import { updateAgent } from '../../src/client/agent-client';
+import { runCycleUpdate } from '../../src/common/agent-messages';
 import { testEnvironment } from '../helpers/temporal';
 import { bundleWorkflows, scriptedWorker } from '../helpers/worker';
 

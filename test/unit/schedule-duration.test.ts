@@ -1,4 +1,4 @@
-import { formatDuration, parseDuration } from '../../src/schedules/duration';
+import { formatDuration, parseDuration } from '../../src/core/duration';
 
 describe('schedule durations', () => {
   it.each([

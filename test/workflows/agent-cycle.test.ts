@@ -7,14 +7,15 @@ import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
 import { createModelResolver } from '../../src/activities/model/registry';
 import { ScriptedProvider } from '../../src/activities/model/scripted';
-import { workerSinks } from '../../src/worker';
+import { workerSinks } from '../../src/worker/worker';
 import YAML from 'yaml';
-import { updateAgent } from '../../src/agent-client';
-import { runCycleUpdate } from '../../src/workflows/definitions';
-import type { CycleInput, CycleResult, TraceEntry } from '../../src/core/cycle';
+import { updateAgent } from '../../src/client/agent-client';
+import { runCycleUpdate } from '../../src/common/agent-messages';
+import type { CycleInput, CycleResult } from '../../src/core/cycle';
 import { type Scratchpad, defaultScratchpad, enqueueTasks } from '../../src/core/scratchpad';
-import { snapshotYaml, writeSnapshots } from '../../src/snapshots';
-import { agentIdKey } from '../../src/temporal/search-attributes';
+import { snapshotYaml, writeSnapshots } from '../../src/client/snapshots';
+import { agentIdKey } from '../../src/common/search-attributes';
+import { afterQuery, beforeQuery, currentQuery, traceQuery } from '../../src/common/cycle-messages';
 import { testEnvironment } from '../helpers/temporal';
 import { bundleWorkflows, scriptedWorker } from '../helpers/worker';
 
@@ -153,17 +154,17 @@ describe('agentCycle on the dev server', () => {
       });
       let current: Scratchpad | undefined;
       for (let attempt = 0; attempt < 50; attempt++) {
-        current = await handle.query<Scratchpad>('current');
+        current = await handle.query(currentQuery);
         if (current.notes.includes('ECHO: first')) break;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       expect(current?.notes).toContain('[TOOL] echo({"message":"first"}) → ECHO: first');
       expect(current?.notes).not.toContain('[COMPLETED]');
-      expect(await handle.query('after')).toBeNull();
+      expect(await handle.query(afterQuery)).toBeNull();
       const result = await handle.result();
-      expect(await handle.query('before')).toEqual(seeded);
-      expect(await handle.query('after')).toEqual(result.after);
-      const trace = await handle.query<TraceEntry[]>('trace');
+      expect(await handle.query(beforeQuery)).toEqual(seeded);
+      expect(await handle.query(afterQuery)).toEqual(result.after);
+      const trace = await handle.query(traceQuery);
       expect(trace.map((entry) => entry.dispatch)).toEqual(['tool', 'done']);
       expect(trace[0]?.observation).toBe('ECHO: first');
       expect(trace[1]?.usage.inputTokens).toBeGreaterThan(0);
@@ -231,7 +232,7 @@ describe('agentCycle on the dev server', () => {
       const firstResult: CycleResult = await first.result();
       const secondResult: CycleResult = await second.result();
 
-      const secondBefore = await second.query<Scratchpad>('before');
+      const secondBefore = await second.query(beforeQuery);
       expect({ ...secondBefore, last_updated: null }).toEqual(firstResult.after);
       expect(secondBefore.last_updated).toMatch(/^\d{4}-\d\d-\d\dT/);
       expect(secondResult.after.current_task).toBeNull();
@@ -247,8 +248,12 @@ describe('agentCycle on the dev server', () => {
         const prefix = `${String(index + 1).padStart(4, '0')}_`;
         const beforeFile = files.find((file) => file.startsWith(prefix) && file.endsWith('_before.yaml')) as string;
         const afterFile = files.find((file) => file.startsWith(prefix) && file.endsWith('_after.yaml')) as string;
-        expect(await fs.readFile(path.join(out, beforeFile), 'utf8')).toBe(snapshotYaml(await handle.query('before')));
-        expect(await fs.readFile(path.join(out, afterFile), 'utf8')).toBe(snapshotYaml(await handle.query('after')));
+        expect(await fs.readFile(path.join(out, beforeFile), 'utf8')).toBe(
+          snapshotYaml(await handle.query(beforeQuery)),
+        );
+        expect(await fs.readFile(path.join(out, afterFile), 'utf8')).toBe(
+          snapshotYaml((await handle.query(afterQuery))!),
+        );
       }
       const active = YAML.parse(await fs.readFile(path.join(out, 'active.yaml'), 'utf8')) as Scratchpad;
       // The after-state keeps last_updated as it was; the active state is stamped when adopted (seed 000).

@@ -1,6 +1,6 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { agentWorkflowId, signalAgent, updateAgent } from '../../src/agent-client';
+import { signalAgent, updateAgent } from '../../src/client/agent-client';
 import type { AgentSettings, AgentStatus, CycleRecord, DirectiveRecord } from '../../src/core/agent';
 import type { CycleResult } from '../../src/core/cycle';
 import type { Scratchpad } from '../../src/core/scratchpad';
@@ -15,9 +15,10 @@ import {
   scratchpadQuery,
   sendUpdate,
   statusQuery,
-} from '../../src/workflows/definitions';
+} from '../../src/common/agent-messages';
 import { testEnvironment } from '../helpers/temporal';
 import { bundleWorkflows, scriptedWorker } from '../helpers/worker';
+import { agentWorkflowId } from '../../src/common/ids';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;

@@ -15,9 +15,9 @@ import type { ToolOptions } from '../../src/activities/tools/types';
 import type { CycleInput, CycleResult } from '../../src/core/cycle';
 import type { ModelResponse } from '../../src/core/model';
 import { defaultScratchpad, enqueueTasks } from '../../src/core/scratchpad';
-import { SqliteObservationStore } from '../../src/observations/sqlite-store';
-import { agentIdKey } from '../../src/temporal/search-attributes';
-import { workerSinks } from '../../src/worker';
+import { SqliteObservationStore } from '../../src/activities/observations/sqlite-store';
+import { agentIdKey } from '../../src/common/search-attributes';
+import { workerSinks } from '../../src/worker/worker';
 import { testEnvironment, uniqueTaskQueue } from '../helpers/temporal';
 import { bundleWorkflows, sandboxOptions } from '../helpers/worker';
 

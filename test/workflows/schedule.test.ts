@@ -1,14 +1,15 @@
 import { ScheduleNotFoundError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { agentWorkflowId, updateAgent } from '../../src/agent-client';
+import { updateAgent } from '../../src/client/agent-client';
 import type { CycleRecord } from '../../src/core/agent';
 import { CliError, EXIT } from '../../src/cli/errors';
 import { buildProgram } from '../../src/cli/main';
-import { type AgentScheduleInfo, createAgentSchedule, listAgentSchedules } from '../../src/schedules/agent-schedules';
-import { cyclesQuery, scratchpadQuery, sendUpdate } from '../../src/workflows/definitions';
+import { type AgentScheduleInfo, createAgentSchedule, listAgentSchedules } from '../../src/client/schedules';
+import { cyclesQuery, scratchpadQuery, sendUpdate } from '../../src/common/agent-messages';
 import { testEnvironment, testServerAddress } from '../helpers/temporal';
 import { bundleWorkflows, scriptedWorker } from '../helpers/worker';
+import { agentWorkflowId } from '../../src/common/ids';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import type { Observation } from '../../core/observation';
 import type { TOOL_ARGS } from '../../core/tools';
 import { decodeUtf8 } from './decode-text';
-import { errorMessage } from './error-message';
+import { errorMessage } from '../../common/error-message';
 import { resolveInSandbox } from './sandbox';
 import type { ToolOptions } from './types';
 

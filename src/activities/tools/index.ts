@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Observation, ToolCallInput } from '../../core/observation';
 import { ACTIVITY_TOOLS, type ActivityToolName, isActivityTool, TOOL_ARGS } from '../../core/tools';
 import { echo } from './echo';
-import { errorMessage } from './error-message';
+import { errorMessage } from '../../common/error-message';
 import { fsRead, fsWrite } from './fs';
 import { shell } from './shell';
 import type { ToolOptions } from './types';

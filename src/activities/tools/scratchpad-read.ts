@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import type { Observation, ToolCallInput } from '../../core/observation';
 import { TOOL_ARGS } from '../../core/tools';
-import type { EntryInfo } from '../../observations/entry';
-import { ReadError } from '../../observations/read-error';
-import { readBinary, readText } from '../../observations/read-modes';
-import { type ObservationRuntime, loadContent } from '../../observations/runtime';
-import { TextView } from '../../observations/text-view';
+import type { EntryInfo } from '../observations/entry';
+import { ReadError } from '../observations/read-error';
+import { readBinary, readText } from '../observations/read-modes';
+import { type ObservationRuntime, loadContent } from '../observations/runtime';
+import { TextView } from '../observations/text-view';
 
 /**
  * Per-turn isolation (seed 002): a cycle reads the entries it stored. Entries that never expire and name an

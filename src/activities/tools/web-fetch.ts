@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { Observation } from '../../core/observation';
 import type { TOOL_ARGS } from '../../core/tools';
 import { decodeUtf8 } from './decode-text';
-import { errorMessage } from './error-message';
+import { errorMessage } from '../../common/error-message';
 import type { ToolOptions } from './types';
 
 /** The whole fetch, redirects and body included, is aborted after this. */

@@ -1,19 +1,12 @@
 import * as fs from 'node:fs/promises';
 import type { Client } from '@temporalio/client';
 import YAML from 'yaml';
-import {
-  type AgentTarget,
-  describeAgent,
-  agentWorkflowId,
-  signalAgent,
-  updateAgent,
-  validateAgentId,
-} from '../../agent-client';
+import { type AgentTarget, describeAgent, signalAgent, updateAgent } from '../../client/agent-client';
 import type { Config } from '../../config';
-import { listCycles } from '../../client';
+import { listCycles } from '../../client/connection';
 import type { AgentSettings } from '../../core/agent';
 import { type Scratchpad, normalizeScratchpad } from '../../core/scratchpad';
-import { cycleStatesFromHistory } from '../../snapshots';
+import { cycleStatesFromHistory } from '../../client/snapshots';
 import {
   configureUpdate,
   directiveSignal,
@@ -24,9 +17,10 @@ import {
   sendUpdate,
   statusQuery,
   wakeSignal,
-} from '../../workflows/definitions';
+} from '../../common/agent-messages';
 import { CliError, EXIT, outcomeExitCode } from '../errors';
 import * as runtime from '../runtime';
+import { agentWorkflowId, validateAgentId } from '../../common/ids';
 
 export const EXPORT_FORMAT = 'durable-scratchpad/agent-v1';
 

@@ -1,10 +1,11 @@
 import * as readline from 'node:readline';
-import { agentWorkflowId, signalAgent, updateAgent } from '../../agent-client';
+import { signalAgent, updateAgent } from '../../client/agent-client';
 import { renderMarkdown } from '../../core/render';
-import { directiveSignal, scratchpadQuery, sendUpdate } from '../../workflows/definitions';
+import { directiveSignal, scratchpadQuery, sendUpdate } from '../../common/agent-messages';
 import { CliError, EXIT } from '../errors';
 import * as runtime from '../runtime';
 import { agentContext, onAgentQueue } from './agent';
+import { agentWorkflowId } from '../../common/ids';
 
 const HELP =
   'Type a message and press Enter. /scratchpad shows the scratchpad, /directive TEXT sends a directive, /quit leaves.';

@@ -1,14 +1,15 @@
 import * as fs from 'node:fs/promises';
 import YAML from 'yaml';
-import { agentWorkflowId, updateAgent } from '../../agent-client';
+import { updateAgent } from '../../client/agent-client';
 import { describeChanges, diffScratchpads } from '../../core/diff';
 import { type Scratchpad, normalizeScratchpad } from '../../core/scratchpad';
 import { CliError, EXIT, outcomeExitCode } from '../errors';
 import { workflowUrl } from '../format';
 import * as runtime from '../runtime';
-import { cycleStatesFromHistory } from '../../snapshots';
-import { importUpdate, runCycleUpdate } from '../../workflows/definitions';
+import { cycleStatesFromHistory } from '../../client/snapshots';
+import { importUpdate, runCycleUpdate } from '../../common/agent-messages';
 import { agentContext, onAgentQueue } from './agent';
+import { agentWorkflowId } from '../../common/ids';
 
 export interface CycleOptions {
   agent: string;

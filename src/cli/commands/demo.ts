@@ -1,14 +1,14 @@
 import * as path from 'node:path';
-import { updateAgent } from '../../agent-client';
+import { updateAgent } from '../../client/agent-client';
 import type { CycleResult } from '../../core/cycle';
 import { describeChanges, diffScratchpads } from '../../core/diff';
-import { cycleStatesFromHistory, snapshotYaml } from '../../snapshots';
-import { ensureDevServer } from '../../temporal/dev-server';
-import { createWorker } from '../../worker';
+import { cycleStatesFromHistory, snapshotYaml } from '../../client/snapshots';
+import { ensureDevServer } from '../../dev-server/dev-server';
+import { createWorker } from '../../worker/worker';
 import { EXIT, outcomeExitCode } from '../errors';
 import { workflowUrl } from '../format';
 import { packageRoot } from '../package-root';
-import { runCycleUpdate } from '../../workflows/definitions';
+import { runCycleUpdate } from '../../common/agent-messages';
 import * as runtime from '../runtime';
 
 const DEMO_AGENT = 'demo';

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs/promises';
 import { historyFromJSON, historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker } from '@temporalio/worker';
-import { WORKFLOWS_PATH, workerSinks } from '../../worker';
+import { WORKFLOWS_PATH, workerSinks } from '../../worker/worker';
 import { CliError, EXIT } from '../errors';
 import * as runtime from '../runtime';
 

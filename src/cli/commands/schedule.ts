@@ -1,19 +1,17 @@
 import { type Client, ScheduleAlreadyRunning, ScheduleNotFoundError } from '@temporalio/client';
 import type { Command } from 'commander';
-import { validateAgentId } from '../../agent-client';
 import {
   type AgentScheduleInfo,
   DEFAULT_SCHEDULE_NAME,
   type ScheduleTiming,
-  agentScheduleId,
   createAgentSchedule,
   describeAgentSchedule,
   listAgentSchedules,
-  parseAgentScheduleId,
-} from '../../schedules/agent-schedules';
-import { parseDuration } from '../../schedules/duration';
+} from '../../client/schedules';
+import { parseDuration } from '../../core/duration';
 import { CliError, EXIT } from '../errors';
 import * as runtime from '../runtime';
+import { validateAgentId, agentScheduleId, parseAgentScheduleId } from '../../common/ids';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const MIN_INTERVAL_MS = 1000;

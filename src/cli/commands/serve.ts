@@ -1,8 +1,8 @@
 import type { Connection } from '@temporalio/client';
 import * as fs from 'node:fs';
-import { registerSearchAttributes } from '../../temporal/register-search-attributes';
-import { devServerFiles, startDevServer, stopDevServer } from '../../temporal/dev-server';
-import { createWorker } from '../../worker';
+import { registerSearchAttributes } from '../../client/register-search-attributes';
+import { devServerFiles, startDevServer, stopDevServer } from '../../dev-server/dev-server';
+import { createWorker } from '../../worker/worker';
 import { CliError, EXIT } from '../errors';
 import * as runtime from '../runtime';
 

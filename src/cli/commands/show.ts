@@ -1,11 +1,13 @@
 import type { Client } from '@temporalio/client';
-import { agentMemo } from '../../agent-client';
-import { activeScratchpad, listCycles, parseCycleWorkflowId } from '../../client';
+import { agentMemo } from '../../client/agent-client';
+import { activeScratchpad, listCycles } from '../../client/connection';
 import type { Scratchpad } from '../../core/scratchpad';
-import { cycleStatesFromHistory } from '../../snapshots';
+import { cycleStatesFromHistory } from '../../client/snapshots';
 import { CliError, EXIT } from '../errors';
 import { type Format, formatScratchpad } from '../format';
 import * as runtime from '../runtime';
+import { parseCycleWorkflowId } from '../../common/ids';
+import { currentQuery } from '../../common/cycle-messages';
 
 export const STATES = ['before', 'after', 'current'] as const;
 export type StateName = (typeof STATES)[number];
@@ -23,7 +25,7 @@ async function cycleState(client: Client, workflowId: string, which: StateName |
   if (state === 'after')
     throw new CliError(`${workflowId} has not finished (${description.status.name}); try --state current`);
   // The live scratchpad exists only in the running workflow: ask it.
-  return handle.query<Scratchpad>('current');
+  return handle.query(currentQuery);
 }
 
 async function agentState(client: Client, agentId: string, which: StateName | undefined): Promise<Scratchpad> {

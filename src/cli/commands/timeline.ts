@@ -1,9 +1,9 @@
-import { parseCycleWorkflowId } from '../../client';
 import { describeChanges } from '../../core/diff';
-import { replayTimeline } from '../../timeline';
+import { replayTimeline } from '../../client/timeline';
 import { CliError, EXIT } from '../errors';
 import { type Format, formatScratchpad } from '../format';
 import * as runtime from '../runtime';
+import { parseCycleWorkflowId } from '../../common/ids';
 
 /** `scratchpad timeline CYCLE_ID`: the scratchpad after every iteration, by replaying the cycle's history. */
 export async function timelineCommand(cycleId: string, options: { json?: boolean; format?: Format }): Promise<number> {

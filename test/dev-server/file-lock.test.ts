@@ -2,7 +2,7 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { withFileLock } from '../../src/temporal/file-lock';
+import { withFileLock } from '../../src/dev-server/file-lock';
 
 describe('withFileLock', () => {
   let directory: string;

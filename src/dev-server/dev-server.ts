@@ -6,7 +6,7 @@ import { type Config, dataHome } from '../config';
 import { freePort } from './free-port';
 import { isTemporalProcess, stopProcess } from './process-control';
 import { ensureTemporalCli, logToStderr } from './provision';
-import { SEARCH_ATTRIBUTES } from './search-attributes';
+import { SEARCH_ATTRIBUTES } from '../common/search-attributes';
 import { isNamespaceReady, isServerAnswering } from './server-probe';
 
 export { isServerAnswering };

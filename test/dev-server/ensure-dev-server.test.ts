@@ -1,8 +1,8 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { devServerFiles, ensureDevServer, isServerAnswering, stopDevServer } from '../../src/temporal/dev-server';
-import { freePort, isPortFree } from '../../src/temporal/free-port';
+import { devServerFiles, ensureDevServer, isServerAnswering, stopDevServer } from '../../src/dev-server/dev-server';
+import { freePort, isPortFree } from '../../src/dev-server/free-port';
 
 async function portWithFreeUiPort(): Promise<number> {
   for (;;) {

@@ -5,11 +5,11 @@ import * as path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
-import { isServerAnswering } from '../../src/temporal/dev-server';
-import { freePort } from '../../src/temporal/free-port';
-import { ensureTemporalCli } from '../../src/temporal/provision';
-import { registerSearchAttributes } from '../../src/temporal/register-search-attributes';
-import { SEARCH_ATTRIBUTES } from '../../src/temporal/search-attributes';
+import { isServerAnswering } from '../../src/dev-server/dev-server';
+import { freePort } from '../../src/dev-server/free-port';
+import { ensureTemporalCli } from '../../src/dev-server/provision';
+import { registerSearchAttributes } from '../../src/client/register-search-attributes';
+import { SEARCH_ATTRIBUTES } from '../../src/common/search-attributes';
 import { testServerAddress } from '../helpers/temporal';
 
 const { IndexedValueType } = temporal.api.enums.v1;

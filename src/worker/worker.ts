@@ -1,16 +1,18 @@
 import { Client } from '@temporalio/client';
 import { type InjectedSinks, NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import type { TimelineSinks } from './workflows/timeline-sink';
-import { createActivities } from './activities';
-import { createModelResolver } from './activities/model/registry';
-import type { ModelProvider } from './activities/model/provider';
-import type { ToolOptions } from './activities/tools/types';
-import type { Config } from './config';
-import type { ObservationStore } from './observations/entry';
-import { openObservationStore } from './observations/open-store';
+import type { TimelineSinks } from '../common/timeline-sink';
+import { createActivities } from '../activities';
+import { createModelResolver } from '../activities/model/registry';
+import type { ModelProvider } from '../activities/model/provider';
+import type { ToolOptions } from '../activities/tools/types';
+import type { Config } from '../config';
+import type { ObservationStore } from '../activities/observations/entry';
+import { openObservationStore } from '../activities/observations/open-store';
 
 /** Where the workflow code lives, for bundling and for replay. */
-export const WORKFLOWS_PATH = require.resolve('./workflows');
+import { WORKFLOWS_PATH } from '../config/paths';
+
+export { WORKFLOWS_PATH };
 
 /** Sinks the workflows call; the timeline sink only matters when a history is replayed (see timeline.ts). */
 export function workerSinks(): InjectedSinks<TimelineSinks> {

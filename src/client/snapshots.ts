@@ -4,10 +4,10 @@ import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import YAML from 'yaml';
-import { type CycleResult, type ParsedCycleInput } from './core/cycle';
-import { type Scratchpad, ScratchpadSchema } from './core/scratchpad';
+import { type CycleResult, type ParsedCycleInput } from '../core/cycle';
+import { type Scratchpad, ScratchpadSchema } from '../core/scratchpad';
 import { agentMemo } from './agent-client';
-import { listCycles } from './client';
+import { listCycles } from './connection';
 
 type History = temporal.api.history.v1.IHistory;
 

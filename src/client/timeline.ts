@@ -1,10 +1,10 @@
 import type { temporal } from '@temporalio/proto';
 import { type InjectedSinks, Worker } from '@temporalio/worker';
-import { type Change, diffScratchpads } from './core/diff';
-import type { Scratchpad } from './core/scratchpad';
+import { type Change, diffScratchpads } from '../core/diff';
+import type { Scratchpad } from '../core/scratchpad';
 import { cycleStatesFromHistory } from './snapshots';
-import type { TimelineEntry, TimelineSinks } from './workflows/timeline-sink';
-import { WORKFLOWS_PATH } from './worker';
+import type { TimelineEntry, TimelineSinks } from '../common/timeline-sink';
+import { WORKFLOWS_PATH } from '../config/paths';
 
 export interface TimelineStep extends TimelineEntry {
   changes: Change[];

@@ -1,6 +1,6 @@
 import type { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { SEARCH_ATTRIBUTES, type SearchAttributeName } from './search-attributes';
+import { SEARCH_ATTRIBUTES, type SearchAttributeName } from '../common/search-attributes';
 
 const { IndexedValueType } = temporal.api.enums.v1;
 const GRPC_ALREADY_EXISTS = 6;

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { freePort } from '../temporal/free-port';
+import { freePort } from '../../src/dev-server/free-port';
 
 /** A throwaway `redis-server` this process started. */
 export interface RedisServerHandle {

@@ -1,26 +1,13 @@
 import { type Client, type ScheduleDescription, ScheduleOverlapPolicy } from '@temporalio/client';
-import type { WakeAgentArgs } from '../activities/wake-agent';
-import { agentIdKey } from '../temporal/search-attributes';
-import type * as workflows from '../workflows';
-import { formatDuration } from './duration';
+import { agentScheduleId, parseAgentScheduleId } from '../common/ids';
+import type { WakeAgentArgs, WorkflowTypes } from '../common/workflow-types';
+import { agentIdKey } from '../common/search-attributes';
+import { formatDuration } from '../core/duration';
 
-// Checked against the workflows' exports at compile time; the client never loads workflow code.
-const WAKE_WORKFLOW: keyof typeof workflows = 'scheduledWake';
-const SCHEDULE_ID = /^agent\/([^/]+)\/schedule\/([^/]+)$/;
+const WAKE_WORKFLOW: keyof WorkflowTypes = 'scheduledWake';
 
 /** The name a schedule gets when none is given. */
 export const DEFAULT_SCHEDULE_NAME = 'default';
-
-/** `agent/<agentId>/schedule/<name>`: the id of one of an agent's schedules. */
-export function agentScheduleId(agentId: string, name: string): string {
-  return `agent/${agentId}/schedule/${name}`;
-}
-
-/** Splits `agent/<agentId>/schedule/<name>`; undefined for any other id. */
-export function parseAgentScheduleId(scheduleId: string): { agentId: string; name: string } | undefined {
-  const match = SCHEDULE_ID.exec(scheduleId);
-  return match ? { agentId: match[1] as string, name: match[2] as string } : undefined;
-}
 
 /** When a schedule fires: every fixed interval, or on a cron expression. */
 export type ScheduleTiming = { every: number } | { cron: string };

@@ -8,24 +8,12 @@ import {
 } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
 import { TypedSearchAttributes } from '@temporalio/common';
-import type { AgentInput, AgentSettings } from './core/agent';
-import { type Scratchpad, ScratchpadSchema } from './core/scratchpad';
-import { agentIdKey, cycleCountKey } from './temporal/search-attributes';
-import type { agent } from './workflows';
-import type { directiveSignal, wakeSignal } from './workflows/definitions';
-
-export function agentWorkflowId(agentId: string): string {
-  return `agent/${agentId}`;
-}
-
-const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
-
-/** Agent ids become workflow ids and file names: letters, digits, `.`, `_` and `-`. */
-export function validateAgentId(agentId: string): string | undefined {
-  return AGENT_ID.test(agentId)
-    ? undefined
-    : `invalid agent id "${agentId}": use 1-128 letters, digits, ".", "_" or "-", starting with a letter or digit`;
-}
+import type { AgentInput, AgentSettings } from '../core/agent';
+import { type Scratchpad, ScratchpadSchema } from '../core/scratchpad';
+import { agentIdKey, cycleCountKey } from '../common/search-attributes';
+import { agentWorkflowId } from '../common/ids';
+import type { AgentWorkflow } from '../common/workflow-types';
+import type { directiveSignal, wakeSignal } from '../common/agent-messages';
 
 export interface AgentTarget {
   agentId: string;
@@ -77,7 +65,7 @@ export async function updateAgent<Ret, Args extends unknown[]>(
   args: Args,
   options: Partial<WorkflowUpdateOptions> = {},
 ): Promise<Ret> {
-  const startWorkflowOperation = new WithStartWorkflowOperation<typeof agent>('agent', {
+  const startWorkflowOperation = new WithStartWorkflowOperation<AgentWorkflow>('agent', {
     ...(await startOptions(client, target)),
     workflowIdConflictPolicy: 'USE_EXISTING',
   });
@@ -90,8 +78,8 @@ export async function signalAgent(
   target: AgentTarget,
   signal: typeof directiveSignal | typeof wakeSignal,
   args: unknown[],
-): Promise<WorkflowHandleWithSignaledRunId<typeof agent>> {
-  return client.workflow.signalWithStart('agent', {
+): Promise<WorkflowHandleWithSignaledRunId<AgentWorkflow>> {
+  return client.workflow.signalWithStart<AgentWorkflow, [string]>('agent', {
     ...(await startOptions(client, target)),
     signal: signal as typeof directiveSignal,
     signalArgs: args as [string],

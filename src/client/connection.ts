@@ -1,20 +1,13 @@
 import { Client, Connection } from '@temporalio/client';
-import type { Config } from './config';
-import type { CycleResult } from './core/cycle';
-import type { Scratchpad } from './core/scratchpad';
+import { parseCycleWorkflowId } from '../common/ids';
+import type { Config } from '../config';
+import type { CycleResult } from '../core/cycle';
+import type { Scratchpad } from '../core/scratchpad';
 
 /** Connects to the configured Temporal frontend. */
 export async function connectClient(config: Config): Promise<Client> {
   const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS, connectTimeout: '5s' });
   return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
-}
-
-const CYCLE_ID = /^agent\/(.+)\/cycle\/(\d+)$/;
-
-/** Splits `agent/<agentId>/cycle/<n>`; undefined for any other id. */
-export function parseCycleWorkflowId(workflowId: string): { agentId: string; n: number } | undefined {
-  const match = CYCLE_ID.exec(workflowId);
-  return match ? { agentId: match[1] as string, n: Number(match[2]) } : undefined;
 }
 
 function quote(value: string): string {

@@ -1,0 +1,42 @@
+/**
+ * Workflow and schedule ids, built and parsed in one place: the CLI, the client, schedules and workflows
+ * all name the same executions, and visibility queries depend on the shapes staying in step.
+ */
+
+const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+const CYCLE_ID = /^agent\/(.+)\/cycle\/(\d+)$/;
+const SCHEDULE_ID = /^agent\/([^/]+)\/schedule\/([^/]+)$/;
+
+/** Agent ids become workflow ids and file names: letters, digits, `.`, `_` and `-`. */
+export function validateAgentId(agentId: string): string | undefined {
+  return AGENT_ID.test(agentId)
+    ? undefined
+    : `invalid agent id "${agentId}": use 1-128 letters, digits, ".", "_" or "-", starting with a letter or digit`;
+}
+
+/** `agent/<agentId>`: the agent's durable home. */
+export function agentWorkflowId(agentId: string): string {
+  return `agent/${agentId}`;
+}
+
+/** `agent/<agentId>/cycle/<n>`: the agent's n-th cycle. */
+export function cycleWorkflowId(agentId: string, n: number): string {
+  return `agent/${agentId}/cycle/${n}`;
+}
+
+/** Splits `agent/<agentId>/cycle/<n>`; undefined for any other id. */
+export function parseCycleWorkflowId(workflowId: string): { agentId: string; n: number } | undefined {
+  const match = CYCLE_ID.exec(workflowId);
+  return match ? { agentId: match[1] as string, n: Number(match[2]) } : undefined;
+}
+
+/** `agent/<agentId>/schedule/<name>`: the id of one of an agent's schedules. */
+export function agentScheduleId(agentId: string, name: string): string {
+  return `agent/${agentId}/schedule/${name}`;
+}
+
+/** Splits `agent/<agentId>/schedule/<name>`; undefined for any other id. */
+export function parseAgentScheduleId(scheduleId: string): { agentId: string; name: string } | undefined {
+  const match = SCHEDULE_ID.exec(scheduleId);
+  return match ? { agentId: match[1] as string, name: match[2] as string } : undefined;
+}

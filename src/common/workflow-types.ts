@@ -1,0 +1,28 @@
+import type { AgentInput } from '../core/agent';
+import type { CycleInput, CycleResult } from '../core/cycle';
+
+/**
+ * The workflows' names and signatures, for clients that start them by name: a client never imports workflow code,
+ * and `src/workflows/index.ts` is checked against these at compile time.
+ */
+export interface WorkflowTypes {
+  agent: (input: AgentInput) => Promise<void>;
+  agentCycle: (input: CycleInput) => Promise<CycleResult>;
+  scheduledWake: (input: WakeAgentArgs) => Promise<WakeAgentResult>;
+}
+
+/** What a schedule's action passes on: the agent to wake, its task queue, and the tasks to enqueue. */
+export interface WakeAgentArgs {
+  agentId: string;
+  taskQueue: string;
+  tasks?: string[];
+}
+
+/** The agent execution a wake reached. */
+export interface WakeAgentResult {
+  workflowId: string;
+  runId: string;
+}
+
+export type AgentWorkflow = WorkflowTypes['agent'];
+export type AgentCycleWorkflow = WorkflowTypes['agentCycle'];
