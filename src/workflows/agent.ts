@@ -49,6 +49,7 @@ import {
 } from '../common/agent-messages';
 import { failureMessage } from '../common/failure';
 import { cycleWorkflowId } from '../common/ids';
+import { AgentError } from '../common/failure-types';
 
 const KEPT_CYCLES = 50;
 const KEPT_DIRECTIVES = 100;
@@ -94,7 +95,7 @@ function summaryOf(item: WorkItem, state: Scratchpad): string {
 export async function agent(rawInput: AgentInput): Promise<void> {
   const parsed = AgentInputSchema.safeParse(rawInput);
   if (!parsed.success)
-    throw ApplicationFailure.nonRetryable(`invalid agent input: ${parsed.error.message}`, 'AgentError.BadInput');
+    throw ApplicationFailure.nonRetryable(`invalid agent input: ${parsed.error.message}`, AgentError.BadInput);
   const input = parsed.data;
   const { agentId } = input;
   const carried = input.carried;

@@ -4,6 +4,7 @@ import { AnthropicProvider } from './anthropic';
 import { OpenAICompatibleProvider } from './openai';
 import type { ModelProvider } from './provider';
 import { ScriptedProvider } from './scripted';
+import { ModelError } from '../../common/failure-types';
 
 /** What the worker knows about reaching models. */
 export interface ModelResolverOptions {
@@ -25,7 +26,7 @@ export interface ModelResolver {
 }
 
 function notConfigured(message: string): ApplicationFailure {
-  return ApplicationFailure.nonRetryable(message, 'ModelError.NotConfigured');
+  return ApplicationFailure.nonRetryable(message, ModelError.NotConfigured);
 }
 
 function buildProvider(spec: string, parsed: ModelSpec, options: ModelResolverOptions): ModelProvider {

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { ModelResponse, Usage } from '../../core/model';
 import { SYSTEM_PROMPTS } from '../../core/prompts';
 import type { ModelProvider, ProviderRequest } from './provider';
+import { ModelError } from '../../common/failure-types';
 
 /** One scripted reply: a native tool call, text, both, or a thrown `ApplicationFailure`. */
 export const ScriptEntrySchema = z
@@ -106,7 +107,7 @@ export class ScriptedProvider implements ModelProvider {
     if (!entry) {
       throw ApplicationFailure.nonRetryable(
         `scripted model ${this.name} ran out of responses: it had ${this.entries.length} entries and got request ${this.requests.length}`,
-        'ModelError.ScriptExhausted',
+        ModelError.ScriptExhausted,
       );
     }
     const callNumber = ++this.cursor;

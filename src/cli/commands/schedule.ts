@@ -11,6 +11,7 @@ import {
 import { parseDuration } from '../../core/duration';
 import { CliError, EXIT } from '../errors';
 import * as runtime from '../runtime';
+import type { Run } from '../groups/run';
 import { validateAgentId, agentScheduleId, parseAgentScheduleId } from '../../common/ids';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -146,8 +147,6 @@ export function scheduleChangeCommand(change: 'pause' | 'unpause' | 'trigger' | 
     return EXIT.ok;
   };
 }
-
-type Run = <A extends unknown[]>(action: (...args: A) => Promise<number>) => (...args: A) => Promise<void>;
 
 /** Adds the `schedule` command group to the program. */
 export function registerScheduleCommands(program: Command, run: Run): void {
