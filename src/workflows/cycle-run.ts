@@ -84,8 +84,9 @@ export class CycleRun {
   }
 
   /** Applies an `update_scratchpad` call with seed 001's safe_apply; a rejection is noted, never thrown. */
-  applyUpdate(args: Record<string, unknown>): string | undefined {
-    const step = applyUpdate(this.state, { tool: 'update_scratchpad', args });
+  applyUpdate(args: unknown): string | undefined {
+    // safe_apply validates the arguments whatever their shape.
+    const step = applyUpdate(this.state, { tool: 'update_scratchpad', args: args as Record<string, unknown> });
     this.state = step.state;
     return step.kind === 'update' ? step.error : undefined;
   }

@@ -7,6 +7,7 @@ import type { ModelResponse, Usage } from '../../core/model';
 import { SYSTEM_PROMPTS } from '../../core/prompts';
 import type { ModelProvider, ProviderRequest } from './provider';
 import { ModelError } from '../../common/failure-types';
+import { errorMessage } from '../../common/error-message';
 
 /** One scripted reply: native tool calls, text, both, or a thrown `ApplicationFailure`. */
 export const ScriptEntrySchema = z
@@ -62,7 +63,7 @@ export function parseScript(content: string, name: string): ParsedEntry[] {
     try {
       json = JSON.parse(trimmed);
     } catch (error) {
-      throw new Error(`${name} line ${index + 1}: invalid JSON: ${(error as Error).message}`);
+      throw new Error(`${name} line ${index + 1}: invalid JSON: ${errorMessage(error)}`);
     }
     const parsed = ScriptEntrySchema.safeParse(json);
     if (!parsed.success) throw invalid(`${name} line ${index + 1}`, parsed.error);
