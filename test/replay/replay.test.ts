@@ -45,6 +45,18 @@ describe('saved histories replay against the current workflow code', () => {
     }
   });
 
+  it('replays responses with several calls from before the patch the old way, with no patch marker', () => {
+    for (const file of [
+      'agent-cycle-several-calls-before-patch.json',
+      'agent-cycle-chat-several-calls-before-patch.json',
+    ]) {
+      const events = load(file).events ?? [];
+      expect(events.some((event) => event.markerRecordedEventAttributes?.markerName === 'core_patch')).toBe(false);
+      // The old task loop ran none of the first response's work calls: a replay that ran them would not match.
+      expect(events.filter((event) => event.activityTaskScheduledEventAttributes).length).toBeGreaterThan(0);
+    }
+  });
+
   it('an edited history raises DeterminismViolationError', async () => {
     const history = load('agent-cycle-completed.json');
     // The second activity the cycle schedules is the echo tool; claim the workflow asked for a model call instead.
