@@ -92,6 +92,33 @@ const RECORDINGS: Recording[] = [
     { tool: 'echo', args: { message: 'before the failure' } },
     { error: { type: 'ModelError.Auth', message: '401 invalid api key', nonRetryable: true } },
   ]),
+  // Responses with several calls, behind the several-calls patch: a task cycle and a single-phase chat turn.
+  cycleRecording('agent-cycle-several-calls', [
+    {
+      calls: [
+        { tool: 'update_scratchpad', args: { trajectory_now: 'Greeting' } },
+        { tool: 'echo', args: { message: 'Hello!' } },
+        { tool: 'fs_write', args: { path: 'hello.txt', content: 'Hello!\n' } },
+      ],
+    },
+    { tool: 'fs_write', args: { path: 'hello.txt', content: 'Hello!\n' } },
+    { tool: 'done', args: { summary: 'Greeted and wrote hello.txt' } },
+  ]),
+  cycleRecording(
+    'agent-cycle-chat-several-calls',
+    [
+      {
+        text: 'Checking twice.',
+        calls: [
+          { tool: 'echo', args: { message: 'one' } },
+          { tool: 'update_scratchpad', args: { trajectory_now: 'Checking' } },
+          { tool: 'echo', args: { message: 'two' } },
+        ],
+      },
+      { text: 'Checked once; the second check was refused.' },
+    ],
+    { mode: 'chat', message: 'check twice', twoPhase: false },
+  ),
   {
     name: 'agent-chat-directive-tasks',
     script: [
@@ -176,7 +203,12 @@ async function main(): Promise<void> {
   const client = new Client({ connection: await Connection.connect({ address: server.address }) });
   const sandboxRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'record-sandbox-'));
   try {
-    for (const recording of RECORDINGS) await record({ client, connection, sandboxRoot }, recording);
+    // Names on the command line record only those, so existing histories are not overwritten.
+    const only = process.argv.slice(2);
+    for (const recording of RECORDINGS) {
+      if (only.length === 0 || only.includes(recording.name))
+        await record({ client, connection, sandboxRoot }, recording);
+    }
   } finally {
     await connection.close();
     await server.stop();

@@ -8,6 +8,7 @@ import type { ModelProvider } from './model/provider';
 import { runObservedTool } from './observation-tool';
 import type { ToolOptions } from './tools/types';
 import { createWakeAgent } from './wake-agent';
+import { ModelError } from '../common/failure-types';
 
 /** Content the budget moves out of a scratchpad section. */
 export interface ArchiveRequest {
@@ -37,10 +38,7 @@ export function createActivities(dependencies: ActivityDependencies) {
     async callModel(request: ModelRequest): Promise<ModelResponse> {
       const parsed = ModelRequestSchema.safeParse(request);
       if (!parsed.success) {
-        throw ApplicationFailure.nonRetryable(
-          `invalid model request: ${parsed.error.message}`,
-          'ModelError.BadRequest',
-        );
+        throw ApplicationFailure.nonRetryable(`invalid model request: ${parsed.error.message}`, ModelError.BadRequest);
       }
       const { model, ...rest } = parsed.data;
       const provider = dependencies.resolveModel(model);

@@ -5,6 +5,7 @@ import { signalAgent } from '../client/agent-client';
 import { wakeSignal } from '../common/agent-messages';
 import { validateAgentId } from '../common/ids';
 import type { WakeAgentArgs, WakeAgentResult } from '../common/workflow-types';
+import { ScheduleError } from '../common/failure-types';
 
 /** What a schedule's action passes on: the agent to wake, its task queue, and the tasks to enqueue. */
 export const WakeAgentArgsSchema = z.object({
@@ -22,12 +23,12 @@ export function createWakeAgent(client: Client | undefined) {
   return async function wakeAgent(args: WakeAgentArgs): Promise<WakeAgentResult> {
     const parsed = WakeAgentArgsSchema.safeParse(args);
     if (!parsed.success) {
-      throw ApplicationFailure.nonRetryable(`invalid wake: ${z.prettifyError(parsed.error)}`, 'ScheduleError.BadInput');
+      throw ApplicationFailure.nonRetryable(`invalid wake: ${z.prettifyError(parsed.error)}`, ScheduleError.BadInput);
     }
     if (!client) {
       throw ApplicationFailure.nonRetryable(
         'this worker was created without a Temporal client',
-        'ScheduleError.NoClient',
+        ScheduleError.NoClient,
       );
     }
     const { agentId, taskQueue, tasks } = parsed.data;

@@ -5,6 +5,7 @@ import { connectClient } from '../client/connection';
 import type { Worker } from '@temporalio/worker';
 import { createWorker } from '../worker/worker';
 import { CliError, EXIT } from './errors';
+import { errorMessage } from '../common/error-message';
 
 /** Configuration from the environment, with bad values reported as a CLI error. */
 export function config(): Config {
@@ -32,7 +33,7 @@ export async function client(current: Config): Promise<Client> {
     return await connectClient(current);
   } catch (error) {
     throw new CliError(
-      `cannot reach Temporal at ${current.TEMPORAL_ADDRESS} (${(error as Error).message}).\n` +
+      `cannot reach Temporal at ${current.TEMPORAL_ADDRESS} (${errorMessage(error)}).\n` +
         'Start a local server with `npx scratchpad dev`, or set TEMPORAL_ADDRESS to a running cluster.',
     );
   }

@@ -11,31 +11,80 @@ const list = z.string().transform((value) =>
     .filter(Boolean),
 );
 
-const EnvSchema = z.object({
+/** Log levels of the worker's logger, quietest last. */
+export const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
+
+/** Every environment variable the project reads; `scratchpad --help` lists them from these descriptions. */
+export const EnvSchema = z.object({
   TEMPORAL_ADDRESS: z
     .string()
     .regex(/^[^\s:/]+:\d{1,5}$/, 'expected host:port, e.g. localhost:7233')
-    .default('localhost:7233'),
-  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
-  TEMPORAL_UI_URL: z.url().default('http://localhost:8233'),
-  SCRATCHPAD_TASK_QUEUE: z.string().min(1).default(DEFAULT_TASK_QUEUE),
-  SCRATCHPAD_MODEL: z.string().min(1).optional(),
-  ANTHROPIC_API_KEY: z.string().min(1).optional(),
-  ANTHROPIC_BASE_URL: z.url().optional(),
-  SCRATCHPAD_HOME: z.string().min(1).optional(),
-  SCRATCHPAD_SANDBOX: z.string().min(1).optional(),
-  SCRATCHPAD_SHELL_ALLOW: list.default(['echo', 'date', 'ls', 'cat', 'wc', 'head', 'tail', 'grep', 'pwd', 'uname']),
-  SCRATCHPAD_SHELL_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
-  SCRATCHPAD_FETCH_ALLOW: list.default(['localhost', '127.0.0.1']),
+    .default('localhost:7233')
+    .describe('Temporal frontend, host:port'),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default').describe('Temporal namespace'),
+  TEMPORAL_UI_URL: z.url().default('http://localhost:8233').describe('Web UI base URL, for links'),
+  TEMPORAL_CLI_PATH: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('the temporal CLI binary that runs the dev server (else PATH, then a cached download)'),
+  SCRATCHPAD_TASK_QUEUE: z.string().min(1).default(DEFAULT_TASK_QUEUE).describe('task queue of workers and agents'),
+  SCRATCHPAD_MODEL: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('anthropic:MODEL | openai:MODEL@http://HOST:PORT/v1 | scripted:FILE.jsonl'),
+  ANTHROPIC_API_KEY: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Anthropic key (alone it selects anthropic:claude-sonnet-5-5)'),
+  ANTHROPIC_BASE_URL: z.url().optional().describe('alternative Messages API endpoint'),
+  SCRATCHPAD_HOME: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('data directory (default $XDG_DATA_HOME/durable-scratchpad or ~/.local/share/durable-scratchpad)'),
+  SCRATCHPAD_SANDBOX: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('root directory the tools may touch (default <data dir>/sandbox)'),
+  SCRATCHPAD_SHELL_ALLOW: list
+    .default(['echo', 'date', 'ls', 'cat', 'wc', 'head', 'tail', 'grep', 'pwd', 'uname'])
+    .describe('programs the shell tool may run, comma-separated'),
+  SCRATCHPAD_SHELL_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(10_000)
+    .describe('longest a shell command may run, in milliseconds'),
+  SCRATCHPAD_FETCH_ALLOW: list
+    .default(['localhost', '127.0.0.1'])
+    .describe('hosts web_fetch may reach, comma-separated'),
   SCRATCHPAD_FETCH_MAX_BYTES: z.coerce
     .number()
     .int()
     .positive()
-    .default(10 * 1024 * 1024),
-  /** Observation store (seed 002): a SQLite file path (default `<home>/observations.db`) or `redis://…`. */
-  SCRATCHPAD_OBSERVATIONS: z.string().min(1).optional(),
-  /** Observations whose JSON is larger are offloaded to the store. */
-  SCRATCHPAD_OFFLOAD_BYTES: z.coerce.number().int().positive().default(4096),
+    .default(10 * 1024 * 1024)
+    .describe('most bytes web_fetch reads of one response'),
+  SCRATCHPAD_OBSERVATIONS: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('observation store (seed 002): a SQLite file (default <data dir>/observations.db) or redis://HOST:PORT'),
+  SCRATCHPAD_OFFLOAD_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(4096)
+    .describe('observations whose JSON is larger go to the observation store'),
+  SCRATCHPAD_LOG_LEVEL: z
+    .string()
+    .transform((value) => value.toUpperCase())
+    .pipe(z.enum(LOG_LEVELS))
+    .default('WARN')
+    .describe(`worker log level: ${LOG_LEVELS.join(', ')}`),
 });
 
 export type Config = z.infer<typeof EnvSchema> & { home: string; sandbox: string; observations: string };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_BUDGET_CHARS } from './budget';
-import { CycleOutcomeSchema, DEFAULT_MAX_ITERATIONS, TriggerSchema } from './cycle';
+import { CycleOutcomeSchema, type CycleResult, DEFAULT_MAX_ITERATIONS, type Trigger, TriggerSchema } from './cycle';
 import { UsageSchema } from './model';
 import { ScratchpadSchema, UPDATE_KEYS } from './scratchpad';
 
@@ -52,6 +52,7 @@ export const AgentInputSchema = z.object({
     .optional(),
 });
 export type AgentInput = z.input<typeof AgentInputSchema>;
+export type ParsedAgentInput = z.output<typeof AgentInputSchema>;
 
 export const SendArgsSchema = z.object({ message: z.string().trim().min(1).max(MAX_MESSAGE_CHARS) });
 export const EnqueueArgsSchema = z
@@ -96,4 +97,25 @@ export interface AgentStatus {
   costUsd: number | null;
   settings: AgentSettings;
   runs: number;
+}
+
+/** Cycles the agent remembers, oldest dropped first. */
+export const KEPT_CYCLES = 50;
+
+/** The last `count` items of `items`. */
+export function keepLast<T>(items: readonly T[], count: number): T[] {
+  return items.slice(Math.max(0, items.length - count));
+}
+
+/** How the agent remembers a finished cycle, with the directives it showed the model. */
+export function cycleRecordOf(result: CycleResult, trigger: Trigger, directives: string[]): CycleRecord {
+  return {
+    cycleId: result.cycleId,
+    trigger,
+    outcome: result.outcome,
+    iterations: result.iterations,
+    usage: result.usage,
+    directives,
+    ...(result.error ? { error: result.error } : {}),
+  };
 }

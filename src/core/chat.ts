@@ -1,4 +1,6 @@
 import type { Message } from './model';
+import { observationExcerpt } from './observation';
+import type { Handled } from './reply';
 import { directiveLines } from './prompts';
 import { renderMarkdown } from './render';
 import type { Scratchpad } from './scratchpad';
@@ -8,6 +10,15 @@ export interface TurnObservation {
   tool: string;
   args: unknown;
   text: string;
+}
+
+/** The observations of a response's calls, as this turn shows them back to the model. */
+export function turnObservations(handled: readonly Handled[]): TurnObservation[] {
+  return handled.flatMap(({ step, observation }) =>
+    observation
+      ? [{ tool: step.action.tool, args: step.action.args, text: observationExcerpt(step.action.tool, observation) }]
+      : [],
+  );
 }
 
 /**

@@ -38,3 +38,14 @@ export function usageCost(model: string, usage: Usage): number | undefined {
     1_000_000
   );
 }
+
+/** Price in US dollars of usage split by model, or null when any of those models has no known price. */
+export function totalCost(byModel: Readonly<Record<string, Usage>>): number | null {
+  let sum = 0;
+  for (const [model, usage] of Object.entries(byModel)) {
+    const cost = usageCost(model, usage);
+    if (cost === undefined) return null;
+    sum += cost;
+  }
+  return sum;
+}

@@ -45,7 +45,7 @@ export const TraceEntrySchema = z.object({
   iteration: z.number(),
   request: z.object({ promptChars: z.number(), tools: z.array(z.string()) }),
   response: z.object({ text: z.string(), toolCalls: z.array(z.string()), stopReason: z.string().nullable() }),
-  dispatch: z.enum(['tool', 'update', 'done', 'parse_error', 'unknown_tool', 'reply', 'reflect']),
+  dispatch: z.enum(['tool', 'update', 'done', 'parse_error', 'unknown_tool', 'refused', 'reply', 'reflect']),
   phase: z.enum(['task', 'respond', 'reflect']).default('task'),
   action: z.object({ tool: z.string(), args: z.unknown() }).optional(),
   observation: z.string().optional(),

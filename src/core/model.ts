@@ -51,3 +51,18 @@ export function addUsage(a: Usage, b: Usage): Usage {
     cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
   };
 }
+
+/** All usage of a split by model, summed. */
+export function totalUsage(byModel: Readonly<Record<string, Usage>>): Usage {
+  return Object.values(byModel).reduce(addUsage, ZERO_USAGE);
+}
+
+/** `byModel` with `added` counted in, per model; neither argument changes. */
+export function mergeUsageByModel(
+  byModel: Readonly<Record<string, Usage>>,
+  added: Readonly<Record<string, Usage>>,
+): Record<string, Usage> {
+  const merged = { ...byModel };
+  for (const [model, usage] of Object.entries(added)) merged[model] = addUsage(merged[model] ?? ZERO_USAGE, usage);
+  return merged;
+}

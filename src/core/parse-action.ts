@@ -36,6 +36,10 @@ function objectSpans(text: string): string[] {
   return spans;
 }
 
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
 function toAction(value: unknown): ParsedAction {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return { ok: false, error: 'expected a JSON object {"tool": ..., "args": {...}}' };
@@ -70,15 +74,41 @@ export function parseTextAction(text: string): ParsedAction {
   }
 }
 
-/** Native tool calls win; otherwise the text is read with the JSON text protocol. */
-export function parseAction(response: ModelResponse): ParsedAction {
-  const call = response.toolCalls[0];
-  if (call) {
-    const input = call.input ?? {};
-    if (typeof input !== 'object' || Array.isArray(input)) {
-      return { ok: false, error: `arguments of ${call.name} must be an object` };
-    }
-    return { ok: true, action: { tool: call.name, args: input as Record<string, unknown>, callId: call.id } };
+/** A response's calls: all of its native tool calls in order, or one call in the JSON text protocol. */
+export type ParsedCalls = { ok: true; calls: Action[]; native: boolean } | { ok: false; error: string };
+
+function nativeCalls(response: ModelResponse): Action[] {
+  return response.toolCalls.map((call) => ({
+    tool: call.name,
+    args: (call.input ?? {}) as Record<string, unknown>,
+    callId: call.id,
+  }));
+}
+
+/** Native tool calls win; otherwise the text is read with the JSON text protocol (seed 000). */
+export function parseToolCalls(response: ModelResponse): ParsedCalls {
+  if (response.toolCalls.length === 0) {
+    const parsed = parseTextAction(response.text);
+    return parsed.ok ? { ok: true, calls: [parsed.action], native: false } : parsed;
   }
-  return parseTextAction(response.text);
+  const malformed = response.toolCalls.find(({ input }) => !isObject(input ?? {}));
+  if (malformed) return { ok: false, error: `arguments of ${malformed.name} must be an object` };
+  return { ok: true, calls: nativeCalls(response), native: true };
+}
+
+/**
+ * The calls of a chat response. Prose is the reply itself: text is a call only when it is one JSON-protocol
+ * object naming an offered tool. Malformed native arguments reach the tool, which refuses them.
+ */
+export function chatCalls(response: ModelResponse, offered: readonly string[]): Action[] {
+  if (response.toolCalls.length > 0) return nativeCalls(response);
+  const parsed = parseTextAction(response.text);
+  return parsed.ok && offered.includes(parsed.action.tool) ? [parsed.action] : [];
+}
+
+/** The first call only, for the in-process floor of `bench/cycle-overhead`; cycles use {@link parseToolCalls}. */
+export function parseAction(response: ModelResponse): ParsedAction {
+  const parsed = parseToolCalls(response);
+  if (!parsed.ok) return parsed;
+  return { ok: true, action: parsed.calls[0] as Action };
 }

@@ -8,6 +8,7 @@ import { isTemporalProcess, stopProcess } from './process-control';
 import { ensureTemporalCli, logToStderr } from './provision';
 import { SEARCH_ATTRIBUTES } from '../common/search-attributes';
 import { isNamespaceReady, isServerAnswering } from './server-probe';
+import { errorMessage } from '../common/error-message';
 
 export { isServerAnswering };
 
@@ -135,7 +136,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     await Promise.race([waitUntilReady(address, namespace, child, options.startTimeoutMs ?? 60_000), spawnError]);
   } catch (error) {
     await stop();
-    throw new Error(`${(error as Error).message}${outputTail(options, tail)}`);
+    throw new Error(`${errorMessage(error)}${outputTail(options, tail)}`);
   }
   log(`the Temporal dev server answers at ${address} (started in ${Date.now() - started} ms)`);
   return { address, uiUrl, pid, stop };

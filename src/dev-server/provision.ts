@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { describeFetchError, downloadTemporalCli, officialDownloadUrl } from './cli-download';
 import { withFileLock } from './file-lock';
 import { goInstallTemporalCli, goVersion, isGoRecentEnough, MINIMUM_GO, TEMPORAL_CLI_MODULE } from './go-install';
+import { errorMessage } from '../common/error-message';
 
 /** Options of {@link ensureTemporalCli}; `env`, `downloadUrl` and `allowGoInstall` exist for tests. */
 export interface ProvisionOptions {
@@ -117,7 +118,7 @@ async function fromGoInstall(context: Context): Promise<string | undefined> {
   try {
     await goInstallTemporalCli(path.dirname(context.cachedBinary), context.env, context.log);
   } catch (error) {
-    return skip(context, `go install: ${(error as Error).message}`);
+    return skip(context, `go install: ${errorMessage(error)}`);
   }
   return accept(context, 'go install', context.cachedBinary);
 }

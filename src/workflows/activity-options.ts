@@ -1,13 +1,14 @@
 import type { ActivityOptions, RetryPolicy } from '@temporalio/workflow';
+import { ModelError } from '../common/failure-types';
 
 /** Model errors retrying cannot fix; the provider adapters mark them non-retryable too. */
 const NON_RETRYABLE_MODEL_ERRORS = [
-  'ModelError.BadRequest',
-  'ModelError.Auth',
-  'ModelError.NotFound',
-  'ModelError.ScriptExhausted',
-  'ModelError.NotConfigured',
-  'ModelError.BadResponse',
+  ModelError.BadRequest,
+  ModelError.Auth,
+  ModelError.NotFound,
+  ModelError.ScriptExhausted,
+  ModelError.NotConfigured,
+  ModelError.BadResponse,
 ];
 
 function retry(maxAttempts: number): RetryPolicy {

@@ -23,6 +23,7 @@ import { CycleRun } from './cycle-run';
 import { directiveSignal } from '../common/agent-messages';
 import { failureMessage } from '../common/failure';
 import { runTaskLoop } from './task-loop';
+import { CycleError } from '../common/failure-types';
 
 const { archiveContent } = proxyActivities<Activities>({
   startToCloseTimeout: '1m',
@@ -39,7 +40,7 @@ function parseInput(raw: CycleInput): ParsedCycleInput {
   const parsed = CycleInputSchema.safeParse(raw);
   // A ZodError thrown here would fail the workflow task forever; fail the workflow instead.
   if (!parsed.success) {
-    throw ApplicationFailure.nonRetryable(`invalid cycle input: ${parsed.error.message}`, 'CycleError.BadInput');
+    throw ApplicationFailure.nonRetryable(`invalid cycle input: ${parsed.error.message}`, CycleError.BadInput);
   }
   return parsed.data;
 }

@@ -1,23 +1,10 @@
-import { buildReflectMessages, buildRespondMessages, type TurnObservation } from '../core/chat';
+import { buildReflectMessages, buildRespondMessages, type TurnObservation, turnObservations } from '../core/chat';
 import type { CycleOutcome } from '../core/cycle';
-import type { ModelResponse } from '../core/model';
-import { observationExcerpt } from '../core/observation';
-import { type Action, parseTextAction } from '../core/parse-action';
+import { chatCalls } from '../core/parse-action';
+import { hasObservations, stepLabel } from '../core/reply';
+import { traceEntries, traceEntry } from '../core/trace';
+import { callsToCarryOut, carryOut, updatesThenFirstCall } from './carry-out';
 import type { CycleRun } from './cycle-run';
-
-/** Tool calls in a response: native ones, or one JSON-protocol object when the provider has no tool use. */
-function actionsOf(response: ModelResponse, offered: readonly string[]): Action[] {
-  if (response.toolCalls.length > 0) {
-    return response.toolCalls.map((call) => ({
-      tool: call.name,
-      args: (call.input ?? {}) as Record<string, unknown>,
-      callId: call.id,
-    }));
-  }
-  const parsed = parseTextAction(response.text);
-  // Prose that is not a tool call is the reply itself.
-  return parsed.ok && offered.includes(parsed.action.tool) ? [parsed.action] : [];
-}
 
 /** Seed 001 phase 1: respond from the scratchpad and this input alone, running tools within the turn. */
 async function respond(run: CycleRun, message: string): Promise<{ reply: string; outcome: CycleOutcome }> {
@@ -26,55 +13,31 @@ async function respond(run: CycleRun, message: string): Promise<{ reply: string;
   let lastText = '';
   for (let iteration = 1; iteration <= input.maxIterations; iteration++) {
     run.iterations = iteration;
-    const offered = input.twoPhase ? run.workTools() : [...run.workTools(), 'update_scratchpad'];
+    // In two-phase mode update_scratchpad is not offered to respond; memory changes only in reflect.
+    const offered = { work: run.workTools(), update: !input.twoPhase, done: false };
+    const tools = offered.update ? [...offered.work, 'update_scratchpad'] : offered.work;
     const messages = buildRespondMessages(run.state, message, observations, run.directivesFor(iteration));
     const response = await run.callModel({
       system: input.twoPhase ? 'respond' : 'respond_single',
       messages,
-      tools: offered,
+      tools,
       toolChoice: 'auto',
       model: input.model,
     });
     lastText = response.text;
-    const actions = actionsOf(response, offered);
-    const base = {
-      iteration,
-      phase: 'respond' as const,
-      request: { promptChars: messages.reduce((sum, entry) => sum + entry.content.length, 0), tools: offered },
-      response: {
-        text: response.text.slice(0, 2000),
-        toolCalls: actions.map((a) => a.tool),
-        stopReason: response.stopReason,
-      },
-      usage: response.usage,
-    };
-    // In two-phase mode update_scratchpad is not offered to respond; memory changes only in reflect.
-    const updates = offered.includes('update_scratchpad')
-      ? actions.filter((action) => action.tool === 'update_scratchpad')
-      : [];
-    for (const update of updates) {
-      const error = run.applyUpdate(update.args);
-      run.trace.push({
-        ...base,
-        dispatch: 'update',
-        action: { tool: update.tool, args: update.args },
-        ...(error ? { error } : {}),
-      });
-      await run.enforceBudget();
-    }
-    const work = actions.find((action) => action.tool !== 'update_scratchpad');
-    if (!work) {
-      run.trace.push({ ...base, dispatch: 'reply' });
+    const parsed = chatCalls(response, tools);
+    const calls = callsToCarryOut(parsed, updatesThenFirstCall(parsed, offered.update));
+    const handled = await carryOut(run, calls, iteration, { offered, notes: false });
+    const promptChars = messages.reduce((sum, entry) => sum + entry.content.length, 0);
+    const call = { iteration, phase: 'respond' as const, request: { promptChars, tools }, response, calls: parsed };
+    run.trace.push(...traceEntries(call, handled));
+    if (!hasObservations(handled)) {
+      run.trace.push(traceEntry(call, { dispatch: 'reply' }));
       run.publish('reply');
       return { reply: response.text, outcome: 'completed' };
     }
-    const observation = run.workTools().includes(work.tool)
-      ? await run.runTool(work, iteration)
-      : { ok: false, error: `unknown tool "${work.tool}"` };
-    const text = observationExcerpt(work.tool, observation);
-    observations.push({ tool: work.tool, args: work.args, text });
-    run.trace.push({ ...base, dispatch: 'tool', action: { tool: work.tool, args: work.args }, observation: text });
-    run.publish(`tool ${work.tool}`);
+    observations.push(...turnObservations(handled));
+    run.publish(stepLabel(handled, 'reply'));
   }
   return { reply: lastText, outcome: 'max_iterations' };
 }
@@ -82,29 +45,24 @@ async function respond(run: CycleRun, message: string): Promise<{ reply: string;
 /** Seed 001 phase 2: a separate call, forced to `update_scratchpad`, merged with safe_apply. */
 async function reflect(run: CycleRun, message: string, reply: string): Promise<void> {
   const messages = buildReflectMessages(run.state, message, reply);
+  const tools = ['update_scratchpad'];
   const response = await run.callModel({
     system: 'reflect',
     messages,
-    tools: ['update_scratchpad'],
+    tools,
     toolChoice: { name: 'update_scratchpad' },
     model: run.input.reflectModel ?? run.input.model,
   });
-  const update = actionsOf(response, ['update_scratchpad']).find((action) => action.tool === 'update_scratchpad');
-  const error = update ? run.applyUpdate(update.args) : undefined;
-  run.trace.push({
-    iteration: run.iterations + 1,
-    phase: 'reflect',
-    request: { promptChars: messages[0]?.content.length ?? 0, tools: ['update_scratchpad'] },
-    response: {
-      text: response.text.slice(0, 2000),
-      toolCalls: update ? [update.tool] : [],
-      stopReason: response.stopReason,
-    },
-    dispatch: 'reflect',
-    ...(update ? { action: { tool: update.tool, args: update.args } } : {}),
-    ...(error ? { error } : {}),
-    usage: response.usage,
-  });
+  const parsed = chatCalls(response, tools);
+  const before = parsed.filter((entry) => entry.tool === 'update_scratchpad').slice(0, 1);
+  const iteration = run.iterations + 1;
+  const offered = { work: [], update: true, done: false };
+  const handled = await carryOut(run, callsToCarryOut(parsed, before), iteration, { offered, notes: false });
+  const request = { promptChars: messages[0]?.content.length ?? 0, tools };
+  const call = { iteration, phase: 'reflect' as const, request, response, calls: parsed };
+  run.trace.push(...traceEntries(call, handled));
+  if (handled.length === 0) run.trace.push(traceEntry(call, { dispatch: 'reflect' }));
+  // A no-op after an update, which enforced it already; kept for histories whose reflect made none.
   await run.enforceBudget();
   run.publish('reflect');
 }

@@ -7,7 +7,7 @@ import { type Observation, isStoredObservation, offeredWorkTools } from '../core
 import type { Action } from '../core/parse-action';
 import { renderMarkdown } from '../core/render';
 import type { Scratchpad } from '../core/scratchpad';
-import { appendNote, safeApply } from '../core/update';
+import { applyUpdate } from '../core/dispatcher';
 import { modelActivityOptions, toolActivityOptions } from './activity-options';
 import { timeline } from '../common/timeline-sink';
 
@@ -85,13 +85,10 @@ export class CycleRun {
 
   /** Applies an `update_scratchpad` call with seed 001's safe_apply; a rejection is noted, never thrown. */
   applyUpdate(args: unknown): string | undefined {
-    const outcome = safeApply(this.state, args);
-    if (outcome.ok) {
-      this.state = outcome.state;
-      return undefined;
-    }
-    this.state = { ...this.state, notes: appendNote(this.state.notes, `[UPDATE REJECTED] ${outcome.error}`) };
-    return outcome.error;
+    // safe_apply validates the arguments whatever their shape.
+    const step = applyUpdate(this.state, { tool: 'update_scratchpad', args: args as Record<string, unknown> });
+    this.state = step.state;
+    return step.kind === 'update' ? step.error : undefined;
   }
 
   /**

@@ -1,8 +1,10 @@
 import type { CycleOutcome } from '../core/cycle';
-import { dispatch, recordToolResult } from '../core/dispatcher';
-import { type Observation, observationText } from '../core/observation';
-import { parseAction } from '../core/parse-action';
+import { dispatch } from '../core/dispatcher';
+import { parseToolCalls } from '../core/parse-action';
 import { buildCyclePrompt } from '../core/prompts';
+import { stepLabel } from '../core/reply';
+import { traceEntries, traceEntry } from '../core/trace';
+import { callsToCarryOut, carryOut, firstCallOnly } from './carry-out';
 import type { CycleRun } from './cycle-run';
 
 /** Seed 000's run_cycle: prompt from the scratchpad → model → parse → dispatch, until done or max_iterations. */
@@ -13,38 +15,29 @@ export async function runTaskLoop(run: CycleRun): Promise<CycleOutcome> {
     const directives = run.directivesFor(iteration);
     const prompt = buildCyclePrompt(run.state, { iteration, maxIterations: input.maxIterations, directives });
     const workTools = run.workTools();
+    const tools = [...workTools, 'update_scratchpad', 'done'];
     const response = await run.callModel({
       system: 'cycle',
       messages: [{ role: 'user', content: prompt }],
-      tools: [...workTools, 'update_scratchpad', 'done'],
+      tools,
       toolChoice: 'any',
       model: input.model,
     });
-    const step = dispatch(run.state, parseAction(response), workTools);
-    let observation: Observation | undefined;
-    if (step.kind === 'tool') {
-      observation = await run.runTool(step.action, iteration);
-      run.state = recordToolResult(step.state, step.action, observation);
-    } else {
-      run.state = step.state;
-      if (step.kind === 'update') await run.enforceBudget();
+    const parsed = parseToolCalls(response);
+    const request = { promptChars: prompt.length, tools };
+    if (!parsed.ok) {
+      run.state = dispatch(run.state, parsed, workTools).state;
+      const call = { iteration, phase: 'task' as const, request, response, calls: [] };
+      run.trace.push(traceEntry(call, { dispatch: 'parse_error', error: parsed.error }));
+      run.publish('parse_error');
+      continue;
     }
-    run.trace.push({
-      iteration,
-      request: { promptChars: prompt.length, tools: [...workTools, 'update_scratchpad', 'done'] },
-      response: {
-        text: response.text.slice(0, 2000),
-        toolCalls: response.toolCalls.map((call) => call.name),
-        stopReason: response.stopReason,
-      },
-      dispatch: step.kind,
-      ...('action' in step ? { action: { tool: step.action.tool, args: step.action.args } } : {}),
-      ...(observation ? { observation: observationText(observation).slice(0, 2000) } : {}),
-      ...('error' in step && step.error ? { error: step.error } : {}),
-      usage: response.usage,
-    });
-    run.publish(step.kind === 'tool' || step.kind === 'unknown_tool' ? `${step.kind} ${step.action.tool}` : step.kind);
-    if (step.kind === 'done') return 'completed';
+    const calls = callsToCarryOut(parsed.calls, firstCallOnly(parsed.calls));
+    const offered = { work: workTools, update: true, done: true };
+    const handled = await carryOut(run, calls, iteration, { offered, notes: true });
+    run.trace.push(...traceEntries({ iteration, phase: 'task', request, response, calls: parsed.calls }, handled));
+    run.publish(stepLabel(handled, 'no call'));
+    if (handled.some(({ step }) => step.kind === 'done')) return 'completed';
   }
   return 'max_iterations';
 }

@@ -1,6 +1,7 @@
 import { CancelledFailure } from '@temporalio/common';
 import { AnthropicProvider } from '../../src/activities/model/anthropic';
 import { createModelResolver } from '../../src/activities/model/registry';
+import { ModelError } from '../../src/common/failure-types';
 import type { ModelRequest } from '../../src/core/model';
 import { CYCLE_SYSTEM, REFLECT_SYSTEM } from '../../src/core/prompts';
 import { TOOL_DESCRIPTIONS, toolInputSchema } from '../../src/core/tools';
@@ -190,6 +191,22 @@ describe('AnthropicProvider through the callModel activity', () => {
     expect(failure.message).toContain(String(status));
     expect(failure.message).toContain(`provider says ${status}`);
     expect(stub.received).toHaveLength(1);
+  });
+
+  it('honours x-should-retry from the server over the status, keeping the SDK error as the cause', async () => {
+    stub.reply(
+      { status: 429, headers: { 'x-should-retry': 'false' }, body: apiError('rate_limit_error', 'Do not retry') },
+      { status: 400, headers: { 'x-should-retry': 'true' }, body: apiError('invalid_request_error', 'Try again') },
+    );
+
+    const refused = await failureOf(runCallModel(resolveModel, cycleRequest));
+    const retried = await failureOf(runCallModel(resolveModel, cycleRequest));
+
+    expect(refused).toMatchObject({ type: ModelError.RateLimit, nonRetryable: true });
+    expect(retried).toMatchObject({ type: ModelError.RetryRequested, nonRetryable: false });
+    expect(retried.message).toContain('Try again');
+    expect(retried.cause?.message).toContain('Try again');
+    expect(stub.received).toHaveLength(2);
   });
 
   it('rejects an unknown tool name before calling the API', async () => {

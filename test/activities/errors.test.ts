@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { toModelFailure } from '../../src/activities/model/errors';
+import { ModelError } from '../../src/common/failure-types';
 
 describe('toModelFailure', () => {
   it.each([
@@ -55,5 +56,26 @@ describe('toModelFailure', () => {
 
     expect(toModelFailure(original, 'x')).toBe(original);
     expect(toModelFailure(new Error('boom'), 'x')).toMatchObject({ type: 'ModelError.Unknown', nonRetryable: false });
+  });
+
+  it('obeys x-should-retry over the status, as the Anthropic SDK does', () => {
+    const failure = (status: number, told: string) =>
+      toModelFailure({ status, headers: { 'x-should-retry': told, 'retry-after': '3' } }, 'x');
+
+    expect(failure(429, 'false')).toMatchObject({ type: ModelError.RateLimit, nonRetryable: true });
+    expect(failure(429, 'false').nextRetryDelay).toBeUndefined();
+    expect(failure(400, 'true')).toMatchObject({ type: ModelError.RetryRequested, nonRetryable: false });
+    expect(failure(400, 'true').nextRetryDelay).toBe(3000);
+    expect(failure(500, 'true')).toMatchObject({ type: ModelError.Server, nonRetryable: false });
+    expect(failure(400, 'maybe')).toMatchObject({ type: ModelError.BadRequest, nonRetryable: true });
+  });
+
+  it('keeps the provider error as the cause', () => {
+    const original = Object.assign(new Error('429 slow down'), { status: 429 });
+    const network = new TypeError('fetch failed');
+
+    expect(toModelFailure(original, 'x').cause).toBe(original);
+    expect(toModelFailure(network, 'x').cause).toBe(network);
+    expect(toModelFailure({ status: 500 }, 'x').cause).toBeUndefined();
   });
 });

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { workerSinks } from '../../src/worker/worker';
+import { SEVERAL_CALLS_PATCH } from '../../src/workflows/carry-out';
 import { bundleWorkflows } from '../helpers/worker';
 
 const HISTORIES = path.join(__dirname, 'histories');
@@ -31,6 +32,29 @@ describe('saved histories replay against the current workflow code', () => {
     const run2 = load('agent-continue-as-new-run2.json').events ?? [];
     expect(run1.at(-1)?.workflowExecutionContinuedAsNewEventAttributes).toBeTruthy();
     expect(run2[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId).toBeTruthy();
+  });
+
+  it('covers responses with several calls behind their patch, in a task cycle and a chat turn', () => {
+    for (const file of ['agent-cycle-several-calls.json', 'agent-cycle-chat-several-calls.json']) {
+      const events = load(file).events ?? [];
+      const patches = events.flatMap((event) => {
+        const data = event.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0]?.data;
+        return data ? [JSON.parse(Buffer.from(data).toString('utf8')).id] : [];
+      });
+      expect(patches).toEqual([SEVERAL_CALLS_PATCH]);
+    }
+  });
+
+  it('replays responses with several calls from before the patch the old way, with no patch marker', () => {
+    for (const file of [
+      'agent-cycle-several-calls-before-patch.json',
+      'agent-cycle-chat-several-calls-before-patch.json',
+    ]) {
+      const events = load(file).events ?? [];
+      expect(events.some((event) => event.markerRecordedEventAttributes?.markerName === 'core_patch')).toBe(false);
+      // The old task loop ran none of the first response's work calls: a replay that ran them would not match.
+      expect(events.filter((event) => event.activityTaskScheduledEventAttributes).length).toBeGreaterThan(0);
+    }
   });
 
   it('an edited history raises DeterminismViolationError', async () => {

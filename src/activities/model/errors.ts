@@ -1,4 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
+import { ModelError, type ModelErrorType } from '../../common/failure-types';
 
 /** A failed HTTP exchange as providers see it; the Anthropic SDK's `APIError` already has this shape. */
 export interface HttpErrorLike {
@@ -11,17 +12,17 @@ export interface HttpErrorLike {
 
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', 'UND_ERR_SOCKET']);
 
-function statusType(status: number): { type: string; retryable: boolean } {
-  if (status === 400 || status === 422) return { type: 'ModelError.BadRequest', retryable: false };
-  if (status === 401 || status === 403) return { type: 'ModelError.Auth', retryable: false };
-  if (status === 404) return { type: 'ModelError.NotFound', retryable: false };
-  if (status === 408) return { type: 'ModelError.Timeout', retryable: true };
-  if (status === 409) return { type: 'ModelError.Conflict', retryable: true };
-  if (status === 429) return { type: 'ModelError.RateLimit', retryable: true };
-  if (status === 503 || status === 529) return { type: 'ModelError.Overloaded', retryable: true };
-  if (status >= 500) return { type: 'ModelError.Server', retryable: true };
+function statusType(status: number): { type: ModelErrorType; retryable: boolean } {
+  if (status === 400 || status === 422) return { type: ModelError.BadRequest, retryable: false };
+  if (status === 401 || status === 403) return { type: ModelError.Auth, retryable: false };
+  if (status === 404) return { type: ModelError.NotFound, retryable: false };
+  if (status === 408) return { type: ModelError.Timeout, retryable: true };
+  if (status === 409) return { type: ModelError.Conflict, retryable: true };
+  if (status === 429) return { type: ModelError.RateLimit, retryable: true };
+  if (status === 503 || status === 529) return { type: ModelError.Overloaded, retryable: true };
+  if (status >= 500) return { type: ModelError.Server, retryable: true };
   // Any other 4xx (402, 413, ...) will fail the same way again.
-  return { type: 'ModelError.BadRequest', retryable: false };
+  return { type: ModelError.BadRequest, retryable: false };
 }
 
 function header(headers: HttpErrorLike['headers'], name: string): string | undefined {
@@ -76,30 +77,53 @@ function causeChain(error: unknown): { text: string; codes: string[] } {
 }
 
 /**
+ * Whether to retry an HTTP error: the server's `x-should-retry: true|false` wins when present, as the Anthropic
+ * SDK's own retry logic has it; otherwise the status decides.
+ */
+function retryDecision(error: HttpErrorLike): { type: ModelErrorType; retryable: boolean } {
+  const byStatus = statusType(error.status);
+  const told = header(error.headers, 'x-should-retry');
+  if (told === 'false') return { ...byStatus, retryable: false };
+  // A type the activity options list as non-retryable would stop Temporal from retrying, so it changes too.
+  if (told === 'true' && !byStatus.retryable) return { type: ModelError.RetryRequested, retryable: true };
+  return byStatus;
+}
+
+// Duck-typed like the rest of this file: an SDK or fetch error from another realm is still an error.
+function asCause(error: unknown): Error | undefined {
+  const like = asErrorLike(error);
+  return like && typeof like.name === 'string' && typeof like.message === 'string' ? (error as Error) : undefined;
+}
+
+/**
  * Maps any provider failure to an `ApplicationFailure` typed `ModelError.*`: 408/409/429/5xx/529 and
- * network errors are retryable (honouring `retry-after`), other 4xx are not. Temporal does the retrying.
+ * network errors are retryable (honouring `retry-after` and `x-should-retry`), other 4xx are not. Temporal does the
+ * retrying. The original error stays on the failure as its `cause`.
  */
 export function toModelFailure(error: unknown, source: string): ApplicationFailure {
   if (error instanceof ApplicationFailure) return error;
   if (isHttpError(error)) {
-    const { type, retryable } = statusType(error.status);
+    const { type, retryable } = retryDecision(error);
     const detail = error.apiMessage || error.message || 'no error message';
     return ApplicationFailure.create({
       message: `HTTP ${error.status} from ${source}: ${detail}`,
       type,
       nonRetryable: !retryable,
       nextRetryDelay: retryable ? retryDelayMs(error.headers) : undefined,
+      cause: asCause(error),
     });
   }
   const { text, codes } = causeChain(error);
   const name = asErrorLike(error)?.name;
+  const failure = (type: ModelErrorType, message: string) =>
+    ApplicationFailure.create({ message, type, nonRetryable: false, cause: asCause(error) });
   if (name === 'APIConnectionTimeoutError' || name === 'TimeoutError') {
-    return ApplicationFailure.retryable(`timed out calling ${source}: ${text}`, 'ModelError.Timeout');
+    return failure(ModelError.Timeout, `timed out calling ${source}: ${text}`);
   }
   const isConnection =
     name === 'APIConnectionError' ||
     (name === 'TypeError' && asErrorLike(error)?.message === 'fetch failed') ||
     codes.some((code) => CONNECTION_CODES.has(code));
-  if (isConnection) return ApplicationFailure.retryable(`cannot reach ${source}: ${text}`, 'ModelError.Connection');
-  return ApplicationFailure.retryable(`calling ${source} failed: ${text}`, 'ModelError.Unknown');
+  if (isConnection) return failure(ModelError.Connection, `cannot reach ${source}: ${text}`);
+  return failure(ModelError.Unknown, `calling ${source} failed: ${text}`);
 }

@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { TOOL_ARGS, type ToolName } from '../../core/tools';
+import { ModelError } from '../../common/failure-types';
 
 function isToolName(name: string): name is ToolName {
   return Object.hasOwn(TOOL_ARGS, name);
@@ -11,7 +12,7 @@ export function offeredTools(names: readonly string[]): ToolName[] {
   if (unknown.length > 0) {
     throw ApplicationFailure.nonRetryable(
       `unknown tool(s) ${unknown.join(', ')}; known: ${Object.keys(TOOL_ARGS).join(', ')}`,
-      'ModelError.BadRequest',
+      ModelError.BadRequest,
     );
   }
   return names as ToolName[];

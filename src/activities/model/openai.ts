@@ -4,6 +4,7 @@ import type { ModelResponse } from '../../core/model';
 import { toModelFailure } from './errors';
 import { jsonProtocolSystem } from './json-protocol';
 import type { ModelProvider, ProviderRequest } from './provider';
+import { ModelError } from '../../common/failure-types';
 
 /** Where an OpenAI-compatible chat-completions server (Ollama, llama.cpp, vLLM) listens. */
 export interface OpenAICompatibleOptions {
@@ -24,7 +25,7 @@ const ChatCompletionSchema = z.object({
 });
 
 /** `{"error": {"message": ...}}` (OpenAI, vLLM, Ollama) or `{"error": "..."}` (older servers). */
-function errorMessage(body: string): string {
+function bodyErrorMessage(body: string): string {
   try {
     const error = (JSON.parse(body) as { error?: unknown }).error;
     if (typeof error === 'string') return error;
@@ -67,7 +68,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
     }
     if (!response.ok) {
       throw toModelFailure(
-        { status: response.status, headers: response.headers, apiMessage: errorMessage(text) },
+        { status: response.status, headers: response.headers, apiMessage: bodyErrorMessage(text) },
         this.spec,
       );
     }
@@ -91,7 +92,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
     if (!parsed.success) {
       throw ApplicationFailure.nonRetryable(
         `malformed chat completion from ${this.spec} (expected choices[0].message.content): ${text.slice(0, 300)}`,
-        'ModelError.BadResponse',
+        ModelError.BadResponse,
       );
     }
     const { choices, usage, model } = parsed.data;

@@ -4,6 +4,8 @@ import { AnthropicProvider } from './anthropic';
 import { OpenAICompatibleProvider } from './openai';
 import type { ModelProvider } from './provider';
 import { ScriptedProvider } from './scripted';
+import { ModelError } from '../../common/failure-types';
+import { errorMessage } from '../../common/error-message';
 
 /** What the worker knows about reaching models. */
 export interface ModelResolverOptions {
@@ -25,7 +27,7 @@ export interface ModelResolver {
 }
 
 function notConfigured(message: string): ApplicationFailure {
-  return ApplicationFailure.nonRetryable(message, 'ModelError.NotConfigured');
+  return ApplicationFailure.nonRetryable(message, ModelError.NotConfigured);
 }
 
 function buildProvider(spec: string, parsed: ModelSpec, options: ModelResolverOptions): ModelProvider {
@@ -64,7 +66,7 @@ export function createModelResolver(options: ModelResolverOptions): ModelResolve
       provider = buildProvider(spec, parseModelSpec(spec), options);
     } catch (error) {
       if (error instanceof ApplicationFailure) throw error;
-      throw notConfigured(`cannot use model ${spec}: ${(error as Error).message}`);
+      throw notConfigured(`cannot use model ${spec}: ${errorMessage(error)}`);
     }
     providers.set(spec, provider);
     return provider;

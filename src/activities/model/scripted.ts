@@ -6,13 +6,20 @@ import { z } from 'zod';
 import type { ModelResponse, Usage } from '../../core/model';
 import { SYSTEM_PROMPTS } from '../../core/prompts';
 import type { ModelProvider, ProviderRequest } from './provider';
+import { ModelError } from '../../common/failure-types';
+import { errorMessage } from '../../common/error-message';
 
-/** One scripted reply: a native tool call, text, both, or a thrown `ApplicationFailure`. */
+/** One scripted reply: native tool calls, text, both, or a thrown `ApplicationFailure`. */
 export const ScriptEntrySchema = z
   .strictObject({
     text: z.string().optional(),
     tool: z.string().min(1).optional(),
     args: z.record(z.string(), z.unknown()).optional(),
+    /** Several native tool calls in one response, in order (after `tool`, when both are given). */
+    calls: z
+      .array(z.strictObject({ tool: z.string().min(1), args: z.record(z.string(), z.unknown()).default({}) }))
+      .min(1)
+      .optional(),
     error: z
       .strictObject({
         type: z.string().min(1),
@@ -32,11 +39,11 @@ export const ScriptEntrySchema = z
       .optional(),
     delayMs: z.number().int().nonnegative().optional(),
   })
-  .refine((entry) => entry.text !== undefined || entry.tool !== undefined || entry.error !== undefined, {
-    message: 'an entry needs "text", "tool" or "error"',
+  .refine((entry) => [entry.text, entry.tool, entry.calls, entry.error].some((value) => value !== undefined), {
+    message: 'an entry needs "text", "tool", "calls" or "error"',
   })
-  .refine((entry) => !entry.error || (entry.text === undefined && entry.tool === undefined), {
-    message: '"error" cannot be combined with "text" or "tool"',
+  .refine((entry) => !entry.error || [entry.text, entry.tool, entry.calls].every((value) => value === undefined), {
+    message: '"error" cannot be combined with "text", "tool" or "calls"',
   })
   .refine((entry) => entry.args === undefined || entry.tool !== undefined, { message: '"args" needs "tool"' });
 export type ScriptEntry = z.input<typeof ScriptEntrySchema>;
@@ -56,7 +63,7 @@ export function parseScript(content: string, name: string): ParsedEntry[] {
     try {
       json = JSON.parse(trimmed);
     } catch (error) {
-      throw new Error(`${name} line ${index + 1}: invalid JSON: ${(error as Error).message}`);
+      throw new Error(`${name} line ${index + 1}: invalid JSON: ${errorMessage(error)}`);
     }
     const parsed = ScriptEntrySchema.safeParse(json);
     if (!parsed.success) throw invalid(`${name} line ${index + 1}`, parsed.error);
@@ -106,7 +113,7 @@ export class ScriptedProvider implements ModelProvider {
     if (!entry) {
       throw ApplicationFailure.nonRetryable(
         `scripted model ${this.name} ran out of responses: it had ${this.entries.length} entries and got request ${this.requests.length}`,
-        'ModelError.ScriptExhausted',
+        ModelError.ScriptExhausted,
       );
     }
     const callNumber = ++this.cursor;
@@ -116,11 +123,17 @@ export class ScriptedProvider implements ModelProvider {
       throw ApplicationFailure.create({ type, message, nonRetryable, nextRetryDelay: nextRetryDelayMs });
     }
     const text = entry.text ?? '';
-    const toolCalls = entry.tool ? [{ id: `call_${callNumber}`, name: entry.tool, input: entry.args ?? {} }] : [];
+    const scripted = [...(entry.tool ? [{ tool: entry.tool, args: entry.args ?? {} }] : []), ...(entry.calls ?? [])];
+    const toolCalls = scripted.map((call, index) => ({
+      id: index === 0 ? `call_${callNumber}` : `call_${callNumber}_${index + 1}`,
+      name: call.tool,
+      input: call.args,
+    }));
     const requestChars =
       SYSTEM_PROMPTS[request.system].length +
       request.messages.reduce((sum, message) => sum + message.content.length, 0);
-    const replyChars = text.length + (entry.tool ? JSON.stringify(toolCalls[0]?.input).length + entry.tool.length : 0);
+    const replyChars =
+      text.length + toolCalls.reduce((sum, call) => sum + JSON.stringify(call.input).length + call.name.length, 0);
     const usage: Usage = {
       inputTokens: estimateTokens(requestChars),
       outputTokens: estimateTokens(replyChars),
@@ -128,6 +141,6 @@ export class ScriptedProvider implements ModelProvider {
       cacheWriteTokens: 0,
       ...entry.usage,
     };
-    return { text, toolCalls, stopReason: entry.tool ? 'tool_use' : 'end_turn', usage, model: this.spec };
+    return { text, toolCalls, stopReason: toolCalls.length > 0 ? 'tool_use' : 'end_turn', usage, model: this.spec };
   }
 }

@@ -1,6 +1,7 @@
 import { pairSafeOffset, type TextView } from './text-view';
 import { ReadError } from './read-error';
 import type { ReadSlice } from './read-modes';
+import { errorMessage } from '../../common/error-message';
 
 /** Longest part of one line a grep shows; a longer line is shown around its match. */
 export const GREP_LINE_CHARS = 300;
@@ -28,7 +29,7 @@ export function compilePattern(pattern: string, ignoreCase: boolean): RegExp {
   try {
     return new RegExp(pattern, ignoreCase ? 'gmi' : 'gm');
   } catch (error) {
-    throw new ReadError(`invalid regular expression /${pattern}/: ${(error as Error).message}`);
+    throw new ReadError(`invalid regular expression /${pattern}/: ${errorMessage(error)}`);
   }
 }
 

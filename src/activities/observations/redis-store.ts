@@ -1,15 +1,6 @@
 import Redis from 'ioredis';
-import {
-  type EntryInfo,
-  type EntryKind,
-  type NewEntry,
-  type ObservationStore,
-  type ResultFormat,
-  type StoreOptions,
-  describeNewEntry,
-  isLive,
-  newEntryId,
-} from './entry';
+import type { EntryInfo, EntryKind, NewEntry, ObservationStore, ResultFormat, StoreOptions } from './entry';
+import { describeNewEntry, isLive, newEntryId } from './entry';
 
 /** Options of the Redis backend. */
 export interface RedisStoreOptions extends StoreOptions {

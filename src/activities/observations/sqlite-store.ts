@@ -1,16 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
-import {
-  type EntryInfo,
-  type EntryKind,
-  type NewEntry,
-  type ObservationStore,
-  type ResultFormat,
-  type StoreOptions,
-  describeNewEntry,
-  newEntryId,
-} from './entry';
+import type { EntryInfo, EntryKind, NewEntry, ObservationStore, ResultFormat, StoreOptions } from './entry';
+import { describeNewEntry, newEntryId } from './entry';
 
 // Seed 002's table; expires_at is NULL for entries that never expire, and the last three columns let a
 // `{{stepN.field}}` reference rebuild the observation the tool returned.

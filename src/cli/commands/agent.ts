@@ -21,6 +21,7 @@ import {
 import { CliError, EXIT, outcomeExitCode } from '../errors';
 import * as runtime from '../runtime';
 import { agentWorkflowId, validateAgentId } from '../../common/ids';
+import { errorMessage } from '../../common/error-message';
 
 export const EXPORT_FORMAT = 'durable-scratchpad/agent-v1';
 
@@ -188,7 +189,7 @@ export async function readImport(file: string): Promise<Scratchpad> {
   try {
     parsed = YAML.parse(await fs.readFile(file, 'utf8'));
   } catch (error) {
-    throw new CliError(`cannot read ${file}: ${(error as Error).message}`, EXIT.usage);
+    throw new CliError(`cannot read ${file}: ${errorMessage(error)}`, EXIT.usage);
   }
   const body =
     (parsed as { format?: string; scratchpad?: unknown })?.format === EXPORT_FORMAT
@@ -197,7 +198,7 @@ export async function readImport(file: string): Promise<Scratchpad> {
   try {
     return normalizeScratchpad(body);
   } catch (error) {
-    throw new CliError(`${file} does not hold a valid scratchpad: ${(error as Error).message}`, EXIT.usage);
+    throw new CliError(`${file} does not hold a valid scratchpad: ${errorMessage(error)}`, EXIT.usage);
   }
 }
 

@@ -10,6 +10,7 @@ import { cycleStatesFromHistory } from '../../client/snapshots';
 import { importUpdate, runCycleUpdate } from '../../common/agent-messages';
 import { agentContext, onAgentQueue } from './agent';
 import { agentWorkflowId } from '../../common/ids';
+import { errorMessage } from '../../common/error-message';
 
 export interface CycleOptions {
   agent: string;
@@ -26,12 +27,12 @@ export async function readScratchpadFile(file: string): Promise<Scratchpad> {
   try {
     text = await fs.readFile(file, 'utf8');
   } catch (error) {
-    throw new CliError(`cannot read ${file}: ${(error as Error).message}`, EXIT.usage);
+    throw new CliError(`cannot read ${file}: ${errorMessage(error)}`, EXIT.usage);
   }
   try {
     return normalizeScratchpad(YAML.parse(text) ?? {});
   } catch (error) {
-    throw new CliError(`${file} is not a valid scratchpad: ${(error as Error).message}`, EXIT.usage);
+    throw new CliError(`${file} is not a valid scratchpad: ${errorMessage(error)}`, EXIT.usage);
   }
 }
 

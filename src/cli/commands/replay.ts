@@ -4,6 +4,7 @@ import { Worker } from '@temporalio/worker';
 import { WORKFLOWS_PATH, workerSinks } from '../../worker/worker';
 import { CliError, EXIT } from '../errors';
 import * as runtime from '../runtime';
+import { errorMessage } from '../../common/error-message';
 
 /** `scratchpad replay`: replays a fetched or saved history against the current workflow code. */
 export async function replayCommand(
@@ -16,7 +17,7 @@ export async function replayCommand(
     try {
       history = historyFromJSON(JSON.parse(await fs.readFile(options.file, 'utf8')));
     } catch (error) {
-      throw new CliError(`cannot read history ${options.file}: ${(error as Error).message}`, EXIT.usage);
+      throw new CliError(`cannot read history ${options.file}: ${errorMessage(error)}`, EXIT.usage);
     }
   } else {
     const client = await runtime.client(runtime.config());
@@ -39,7 +40,7 @@ export async function replayCommand(
     );
   } catch (error) {
     process.stdout.write(
-      `${label}: NOT deterministic after replaying against the current code\n${(error as Error).message}\n`,
+      `${label}: NOT deterministic after replaying against the current code\n${errorMessage(error)}\n`,
     );
     return EXIT.error;
   }

@@ -11,7 +11,9 @@ import {
 import { parseDuration } from '../../core/duration';
 import { CliError, EXIT } from '../errors';
 import * as runtime from '../runtime';
+import type { Run } from '../groups/run';
 import { validateAgentId, agentScheduleId, parseAgentScheduleId } from '../../common/ids';
+import { errorMessage } from '../../common/error-message';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const MIN_INTERVAL_MS = 1000;
@@ -98,7 +100,7 @@ export async function scheduleCreateCommand(agentId: string, options: ScheduleCr
     await createAgentSchedule(client, schedule).catch((error: unknown) => {
       // The server validates cron expressions; its refusal names the problem.
       if ('cron' in timing && !(error instanceof ScheduleAlreadyRunning)) {
-        throw new CliError(`invalid --cron "${timing.cron}": ${(error as Error).message}`, EXIT.usage);
+        throw new CliError(`invalid --cron "${timing.cron}": ${errorMessage(error)}`, EXIT.usage);
       }
       throw error;
     });
@@ -146,8 +148,6 @@ export function scheduleChangeCommand(change: 'pause' | 'unpause' | 'trigger' | 
     return EXIT.ok;
   };
 }
-
-type Run = <A extends unknown[]>(action: (...args: A) => Promise<number>) => (...args: A) => Promise<void>;
 
 /** Adds the `schedule` command group to the program. */
 export function registerScheduleCommands(program: Command, run: Run): void {

@@ -1,0 +1,19 @@
+import { EnvSchema } from '../config';
+
+function defaultOf(schema: { def: { type: string; defaultValue?: unknown } }): string | undefined {
+  if (schema.def.type !== 'default') return undefined;
+  const value = schema.def.defaultValue;
+  return Array.isArray(value) ? value.join(',') : String(value);
+}
+
+/** The `Environment:` section of `scratchpad --help`, one line per variable of the config schema. */
+export function environmentHelp(): string {
+  const entries = Object.entries(EnvSchema.shape);
+  const width = Math.max(...entries.map(([name]) => name.length)) + 2;
+  const lines = entries.map(([name, schema]) => {
+    const fallback = defaultOf(schema);
+    const description = `${schema.description ?? ''}${fallback === undefined ? '' : ` (default ${fallback})`}`;
+    return `  ${name.padEnd(width)}${description}`;
+  });
+  return `\nEnvironment:\n${lines.join('\n')}\n`;
+}
