@@ -199,3 +199,27 @@ describe('readBinary', () => {
     expect(() => readBytes({ mode: 'full' })).toThrow(/5000 bytes, more than one full read returns \(3000\)/);
   });
 });
+
+describe('readText: grep on a linear-time engine', () => {
+  it('answers a catastrophic-backtracking pattern over 50 KB at once', () => {
+    const started = performance.now();
+    const found = read(`${'a'.repeat(50_000)}b`, { mode: 'grep', pattern: '(a+)+$' });
+    expect(performance.now() - started).toBeLessThan(100);
+    expect(found.fields).toMatchObject({ matches: 0 });
+  });
+
+  it.each([
+    ['(a)\\1', /backreferences and lookaround are not supported/],
+    ['a(?=b)', /backreferences and lookaround are not supported/],
+    ['(?<!x)a', /backreferences and lookaround are not supported/],
+  ])('refuses %s with a clear error', (pattern, message) => {
+    expect(() => read('ab', { mode: 'grep', pattern })).toThrow(message);
+  });
+
+  it('reports line numbers right after characters outside the BMP', () => {
+    const text = '😀😀 one\n😀 two NEEDLE\nthree NEEDLE 😀\nfour';
+    expect(read(text, { mode: 'grep', pattern: 'NEEDLE', context: 0 }).result).toBe(
+      '2:😀 two NEEDLE\n3:three NEEDLE 😀',
+    );
+  });
+});
