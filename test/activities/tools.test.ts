@@ -260,6 +260,11 @@ describe('web_fetch', () => {
     base = `http://127.0.0.1:${port}`;
   });
 
+  // Loopback and a port other than 80 and 443 are refused unless allowed explicitly.
+  beforeEach(() => {
+    options = { ...options, fetchAllowAddresses: ['127.0.0.1/32'], fetchAllowPorts: [port] };
+  });
+
   afterAll(async () => {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));

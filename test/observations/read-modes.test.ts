@@ -223,3 +223,19 @@ describe('readText: grep on a linear-time engine', () => {
     );
   });
 });
+
+describe('readText: grep over text larger than one RE2 chunk', () => {
+  it('finds matches in every chunk with the right line numbers', () => {
+    const lines = Array.from(
+      { length: 60_000 },
+      (_, index) => `line ${index + 1} 😀 ${index % 20_000 === 0 ? 'HIT' : 'x'.repeat(20)}`,
+    );
+    const found = read(lines.join('\n'), { mode: 'grep', pattern: 'HIT$', context: 0 });
+    expect(found.result).toBe(['1:line 1 😀 HIT', '20001:line 20001 😀 HIT', '40001:line 40001 😀 HIT'].join('\n--\n'));
+  });
+
+  it('handles a single line longer than a chunk', () => {
+    const found = read(`${'ab'.repeat(400_000)}NEEDLE\nnext`, { mode: 'grep', pattern: 'NEEDLE|next', context: 0 });
+    expect(found.fields).toMatchObject({ matches: 2 });
+  });
+});

@@ -2,12 +2,18 @@ import { RE2 } from 're2-wasm';
 import { ReadError } from './read-error';
 
 /**
+ * RE2-wasm has a fixed 16 MB heap and copies its input in (a JS loop, about 50 ns a character) on every call. So
+ * text is matched from the first line at or after the search position in growing slices of whole lines: a match
+ * costs about the distance scanned, and cannot span two slices (a line longer than the largest slice is cut).
+ */
+export const REGEX_SLICE_UNITS = { first: 4 * 1024, max: 256 * 1024 } as const;
+
+/**
  * A model-supplied pattern compiled for RE2, whose matching time is linear in the text: a backtracking engine
  * lets one pattern like `(a+)+$` hold the worker's event loop for minutes.
  */
 export class LinearRegex {
   private readonly regex: RE2;
-  private readonly offsets: UnitOffsets;
 
   constructor(
     pattern: string,
@@ -20,14 +26,34 @@ export class LinearRegex {
     } catch (error) {
       throw new ReadError(describe(pattern, (error as Error).message));
     }
-    this.offsets = new UnitOffsets(text);
   }
 
-  /** UTF-16 index of the first match at or after UTF-16 index `from`, or undefined. */
+  /** UTF-16 index of the first match at or after `from` (a line start), or undefined. */
   next(from: number): number | undefined {
-    this.regex.lastIndex = this.offsets.toCodePoints(from);
-    const match = this.regex.exec(this.text);
-    return match === null ? undefined : this.offsets.toUnits(match.index);
+    const { text } = this;
+    let size: number = REGEX_SLICE_UNITS.first;
+    for (let at = from; at < text.length;) {
+      let end = Math.min(text.length, at + size);
+      if (end < text.length) {
+        const lineEnd = text.lastIndexOf('\n', end - 1);
+        if (lineEnd >= at) {
+          end = lineEnd + 1;
+        } else if (size < REGEX_SLICE_UNITS.max) {
+          // Not one whole line yet: a cut would make `$` match at it.
+          size *= 2;
+          continue;
+        } else if (isHighSurrogate(text.charCodeAt(end - 1))) {
+          end -= 1;
+        }
+      }
+      const slice = text.slice(at, end);
+      this.regex.lastIndex = 0;
+      const match = this.regex.exec(slice);
+      if (match !== null) return at + unitsBefore(slice, match.index);
+      at = end;
+      size = Math.min(size * 2, REGEX_SLICE_UNITS.max);
+    }
+    return undefined;
   }
 }
 
@@ -42,39 +68,14 @@ function describe(pattern: string, message: string): string {
   return `invalid regular expression /${pattern}/: ${message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, '')}`;
 }
 
-/** Converts between UTF-16 and code-point offsets of one text; identity when it has no surrogate pairs. */
-class UnitOffsets {
-  /** UTF-16 offset of each character outside the BMP, ascending. */
-  private readonly astral: number[] = [];
-
-  constructor(text: string) {
-    for (const match of text.matchAll(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g)) this.astral.push(match.index);
-  }
-
-  toCodePoints(units: number): number {
-    return units - countBelow(this.astral, units);
-  }
-
-  toUnits(codePoints: number): number {
-    // The k-th astral character sits at code point astral[k] - k.
-    let low = 0;
-    let high = this.astral.length;
-    while (low < high) {
-      const middle = (low + high) >> 1;
-      if (this.astral[middle]! - middle < codePoints) low = middle + 1;
-      else high = middle;
-    }
-    return codePoints + low;
-  }
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
 }
 
-function countBelow(sorted: number[], value: number): number {
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const middle = (low + high) >> 1;
-    if (sorted[middle]! < value) low = middle + 1;
-    else high = middle;
-  }
-  return low;
+/** The UTF-16 offset of code point number `codePoints` in `text`. */
+function unitsBefore(text: string, codePoints: number): number {
+  if (!/[\uD800-\uDFFF]/.test(text)) return codePoints;
+  let units = 0;
+  for (let seen = 0; seen < codePoints; seen++) units += isHighSurrogate(text.charCodeAt(units)) ? 2 : 1;
+  return units;
 }
