@@ -225,7 +225,7 @@ describe('fs_read and fs_write', () => {
     expect((await run('fs_read', { path: 'secret-link' })).error).toMatch(/escapes the sandbox through a symlink/);
     expect((await run('fs_write', { path: 'door/new/file.txt', content: 'x' })).error).toMatch(/through a symlink/);
     expect((await run('fs_write', { path: 'secret-link', content: 'x' })).error).toMatch(/through a symlink/);
-    expect((await run('fs_write', { path: 'dangling', content: 'x' })).error).toMatch(/dangling symlink/);
+    expect((await run('fs_write', { path: 'dangling', content: 'x' })).error).toMatch(/through a symlink/);
 
     expect(await fs.readdir(outside)).toEqual(['secret.txt']);
     expect(await fs.readFile(path.join(outside, 'secret.txt'), 'utf-8')).toBe('secret');
