@@ -23,7 +23,7 @@ import { devCommand, serverStopCommand, setupCommand, workerCommand } from './co
 import { STATES, type StateName, showCommand } from './commands/show';
 import { timelineCommand } from './commands/timeline';
 import { CliError, EXIT } from './errors';
-import { FORMATS, parseFormat, parsePositiveInt } from './format';
+import { FORMATS, MAX_ITERATIONS, parseFormat, parsePositiveInt } from './format';
 import * as runtime from './runtime';
 
 const ENVIRONMENT_HELP = `
@@ -76,7 +76,11 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .description('run one task cycle of an agent (through its agent workflow, one at a time) and wait for the outcome')
     .requiredOption('--agent <id>', 'agent id')
     .option('--task <text>', 'task to enqueue before the cycle (repeatable)', collect, [])
-    .option('--max-iterations <n>', 'model calls before giving up (default 10)', parsePositiveInt('--max-iterations'))
+    .option(
+      '--max-iterations <n>',
+      'model calls before giving up (default 10)',
+      parsePositiveInt('--max-iterations', MAX_ITERATIONS),
+    )
     .option(
       '--from <file>',
       "first replace the agent's scratchpad with this file (YAML or JSON; missing keys take defaults)",
@@ -174,7 +178,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option('--single-phase', 'the update rides in the response (no separate reflect call)')
     .option('--two-phase', 'respond, then reflect (default)')
     .option('--budget <chars>', 'rendered scratchpad budget before archiving', parsePositiveInt('--budget'))
-    .option('--max-iterations <n>', 'model calls per cycle', parsePositiveInt('--max-iterations'))
+    .option('--max-iterations <n>', 'model calls per cycle', parsePositiveInt('--max-iterations', MAX_ITERATIONS))
     .option('--continue-as-new-every <n>', 'cycles per workflow run', parsePositiveInt('--continue-as-new-every'))
     .action(
       run(
@@ -277,6 +281,12 @@ function knownError(error: unknown): string | undefined {
   if (grpc && grpc.code === GRPC_NOT_FOUND) return `not found: ${String(grpc.details ?? '')}`;
   if (grpc && grpc.code === GRPC_UNAVAILABLE)
     return `the Temporal server is unavailable: ${String(grpc.details ?? '')}`;
+  // The worker's native connection reports a refused or unreachable server as a TransportError from Rust.
+  if (error instanceof Error && error.name === 'TransportError') {
+    const found = /ConnectError\("([^"]*)", ([^,]+),.*message: "([^"]*)"/.exec(error.message);
+    const why = found ? `${found[3]} at ${found[2]}` : error.message;
+    return `the Temporal server is unavailable: ${why} (is it running? TEMPORAL_ADDRESS names it)`;
+  }
   return undefined;
 }
 
