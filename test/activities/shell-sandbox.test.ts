@@ -86,7 +86,7 @@ describe('shell runs inside bubblewrap', () => {
     const limits = (await run('cat /proc/self/limits')).result as { stdout: string };
     const soft = (name: string): number => Number(new RegExp(`^${name}\\s+(\\d+)`, 'm').exec(limits.stdout)?.[1]);
     expect(soft('Max processes')).toBe(CONFINED_LIMITS.processes);
-    expect(soft('Max address space')).toBe(CONFINED_LIMITS.memoryBytes);
+    expect(soft('Max data size')).toBe(CONFINED_LIMITS.memoryBytes);
     expect(soft('Max cpu time')).toBe(11);
     expect(soft('Max file size')).toBe(CONFINED_LIMITS.fileBytes);
   });
@@ -105,6 +105,17 @@ describe('shell runs inside bubblewrap', () => {
     const observation = await run(`sh -c 'n=0; while [ $n -lt 400 ]; do sleep 3 & n=$((n+1)); done; echo started'`);
     expect(output(observation)).toMatch(/Cannot fork|Resource temporarily unavailable/);
   });
+});
+
+test('files fs_write creates stay writable by a sandbox run as the directory owner', async () => {
+  if (process.getuid?.() === 0) {
+    await fs.chmod(temporary, 0o755);
+    await fs.chown(sandboxRoot, 65534, 65534);
+  }
+  const write = { cycleId: 'test', step: step++, name: 'fs_write', args: { path: 'notes/a.txt', content: 'one\n' } };
+  expect(await runToolCall(write, options)).toMatchObject({ ok: true });
+  expect(await run(`sh -c 'id -u; echo two >> notes/a.txt; touch notes/b.txt'`)).toMatchObject({ ok: true });
+  expect(await fs.readFile(path.join(sandboxRoot, 'notes', 'a.txt'), 'utf-8')).toBe('one\ntwo\n');
 });
 
 describe('when bubblewrap cannot start', () => {
@@ -157,6 +168,22 @@ describe('runConfined', () => {
       timedOut: false,
       truncated: false,
     });
+  });
+
+  test('reaches the network only when allowed', async () => {
+    const server = http.createServer((_request, response) => response.end('reached'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    const script = `fetch('http://127.0.0.1:${port}/').then(r => r.text()).then(console.log, e => console.log(e.cause?.code))`;
+    try {
+      const closed = await runConfined({ root: sandboxRoot, argv: ['node', '-e', script], timeoutMs: 10_000 });
+      expect(closed.stdout).toBe('ECONNREFUSED\n');
+      const open = { root: sandboxRoot, argv: ['node', '-e', script], timeoutMs: 10_000, allowNetwork: true };
+      expect((await runConfined(open)).stdout).toBe('reached\n');
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 
   test('caps output, and a timeout or an abort kills every process it started', async () => {

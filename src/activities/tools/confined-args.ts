@@ -5,7 +5,10 @@ import * as path from 'node:path';
 export const CONFINED_LIMITS = {
   /** Processes of the sandbox's user (counted inside its user namespace). */
   processes: 256,
-  /** Address space per process. */
+  /**
+   * Private writable memory (RLIMIT_DATA) per process. Not address space: WebAssembly and V8 reserve gigabytes
+   * they never use, so a cap on it breaks node (its fetch parser cannot start).
+   */
   memoryBytes: 2 * 1024 ** 3,
   /** Largest file a process may write. */
   fileBytes: 1024 ** 3,
@@ -83,7 +86,7 @@ export async function confinementArgs(options: ArgsOptions): Promise<string[]> {
     '--',
     options.prlimit,
     `--nproc=${CONFINED_LIMITS.processes}`,
-    `--as=${CONFINED_LIMITS.memoryBytes}`,
+    `--data=${CONFINED_LIMITS.memoryBytes}`,
     `--cpu=${cpuSeconds}`,
     `--fsize=${CONFINED_LIMITS.fileBytes}`,
     `--nofile=${CONFINED_LIMITS.openFiles}`,
