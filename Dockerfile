@@ -11,6 +11,9 @@ RUN npm run build && npm prune --omit=dev
 FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production SCRATCHPAD_HOME=/data SCRATCHPAD_SANDBOX=/sandbox
+# bubblewrap confines `shell`; it needs user namespaces, which Docker's default seccomp profile refuses, so `shell`
+# says so and stays off unless the container is given a profile that allows them.
+RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap && rm -rf /var/lib/apt/lists/*
 COPY --from=build /app /app
 RUN mkdir -p /data /sandbox && chown -R node:node /data /sandbox
 USER node

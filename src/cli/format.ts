@@ -17,14 +17,20 @@ export function formatScratchpad(state: Scratchpad, format: Format): string {
   return snapshotYaml(state);
 }
 
-export function parsePositiveInt(name: string) {
+export function parsePositiveInt(name: string, max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {
-    const parsed = Number(value);
-    if (!Number.isInteger(parsed) || parsed < 1)
-      throw new CliError(`invalid ${name} "${value}": expected a positive integer`, EXIT.usage);
+    // Digits only: Number() would also take 1e3, 0x10 and " 7 ".
+    const parsed = /^\d{1,15}$/.test(value) ? Number(value) : NaN;
+    if (!(parsed >= 1 && parsed <= max)) {
+      const range = max === Number.MAX_SAFE_INTEGER ? 'a positive integer' : `a whole number from 1 to ${max}`;
+      throw new CliError(`invalid ${name} "${value}": expected ${range}`, EXIT.usage);
+    }
     return parsed;
   };
 }
+
+/** The workflows' cap on model calls per cycle (core/cycle.ts, core/agent.ts). */
+export const MAX_ITERATIONS = 200;
 
 /** Link to a workflow in the Temporal Web UI. */
 export function workflowUrl(uiUrl: string, namespace: string, workflowId: string, runId?: string): string {

@@ -55,6 +55,12 @@ function knownError(error: unknown): string | undefined {
   if (grpc && grpc.code === GRPC_NOT_FOUND) return `not found: ${String(grpc.details ?? '')}`;
   if (grpc && grpc.code === GRPC_UNAVAILABLE)
     return `the Temporal server is unavailable: ${String(grpc.details ?? '')}`;
+  // The worker's native connection reports a refused or unreachable server as a TransportError from Rust.
+  if (error instanceof Error && error.name === 'TransportError') {
+    const found = /ConnectError\("([^"]*)", ([^,]+),.*message: "([^"]*)"/.exec(error.message);
+    const why = found ? `${found[3]} at ${found[2]}` : error.message;
+    return `the Temporal server is unavailable: ${why} (is it running? TEMPORAL_ADDRESS names it)`;
+  }
   return undefined;
 }
 

@@ -59,15 +59,42 @@ export const EnvSchema = z.object({
     .positive()
     .default(10_000)
     .describe('longest a shell command may run, in milliseconds'),
+  SCRATCHPAD_SHELL_UNCONFINED: z
+    .enum(['true', 'false', '1', '0'])
+    .transform((value) => value === 'true' || value === '1')
+    .default(false)
+    .describe(
+      'true: where bubblewrap cannot run, `shell` runs with an argument guard only (no OS sandbox) instead of refusing',
+    ),
+  SCRATCHPAD_BWRAP_PATH: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('bubblewrap executable that confines `shell` and verification commands (default: bwrap on PATH)'),
   SCRATCHPAD_FETCH_ALLOW: list
-    .default(['localhost', '127.0.0.1'])
-    .describe('hosts web_fetch may reach, comma-separated'),
+    .default([])
+    .describe('hosts `web_fetch` may reach: exact names, *.example.com, or * for any public address; empty denies all'),
+  SCRATCHPAD_FETCH_ALLOW_PRIVATE: list
+    .pipe(z.array(z.string().regex(/^[0-9a-fA-F:.]+\/\d{1,3}$/, 'expected CIDR ranges, e.g. 127.0.0.1/32,10.0.0.0/8')))
+    .default([])
+    .describe('CIDR ranges of loopback, private, link-local or metadata addresses `web_fetch` may reach'),
+  SCRATCHPAD_FETCH_PORTS: list
+    .transform((ports) => ports.map(Number))
+    .pipe(z.array(z.number().int().min(1).max(65535)))
+    .default([80, 443])
+    .describe('ports `web_fetch` may connect to'),
   SCRATCHPAD_FETCH_MAX_BYTES: z.coerce
     .number()
     .int()
     .positive()
     .default(10 * 1024 * 1024)
     .describe('most bytes web_fetch reads of one response'),
+  SCRATCHPAD_FS_WRITE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(10 * 1024 * 1024)
+    .describe('largest content `fs_write` accepts, in bytes'),
   SCRATCHPAD_OBSERVATIONS: z
     .string()
     .min(1)

@@ -25,8 +25,12 @@ export function toolOptions(config: Config): ToolOptions {
     sandboxRoot: config.sandbox,
     shellAllow: config.SCRATCHPAD_SHELL_ALLOW,
     shellTimeoutMs: config.SCRATCHPAD_SHELL_TIMEOUT_MS,
+    shellUnconfined: config.SCRATCHPAD_SHELL_UNCONFINED,
     fetchAllowHosts: config.SCRATCHPAD_FETCH_ALLOW,
+    fetchAllowAddresses: config.SCRATCHPAD_FETCH_ALLOW_PRIVATE,
+    fetchAllowPorts: config.SCRATCHPAD_FETCH_PORTS,
     fetchMaxBytes: config.SCRATCHPAD_FETCH_MAX_BYTES,
+    fsWriteMaxBytes: config.SCRATCHPAD_FS_WRITE_MAX_BYTES,
   };
 }
 

@@ -110,9 +110,11 @@ describe('shell', () => {
     expect((await run('shell', { command: 'echo "abc' })).error).toMatch(/unterminated " quote/);
   });
 
-  test('refuses arguments that leave the sandbox', async () => {
-    expect((await run('shell', { command: 'cat /etc/passwd' })).error).toMatch(/absolute paths are not allowed/);
-    expect((await run('shell', { command: 'ls ../outside' })).error).toMatch(/escapes the sandbox/);
+  test('sees nothing outside the sandbox and the system directories', async () => {
+    await fs.writeFile(path.join(outside, 'secret.txt'), 'secret');
+    const passwd = await run('shell', { command: 'cat /etc/passwd' });
+    expect(passwd).toMatchObject({ ok: false, result: { stdout: '' } });
+    expect((await run('shell', { command: 'ls ../outside' })).result).toMatchObject({ stdout: '' });
   });
 
   test('reports a non-zero exit with its output', async () => {
@@ -137,7 +139,7 @@ describe('shell', () => {
     const observation = await run('shell', { command: 'cat big.txt' });
     const stdout = (observation.result as { stdout: string }).stdout;
     expect(stdout.startsWith('x'.repeat(1024 * 1024))).toBe(true);
-    expect(stdout).toMatch(/\[output truncated: 10 more bytes not shown\]$/);
+    expect(stdout).toMatch(/\[output truncated at 1048576 bytes per stream\]$/);
   });
 });
 
@@ -223,7 +225,7 @@ describe('fs_read and fs_write', () => {
     expect((await run('fs_read', { path: 'secret-link' })).error).toMatch(/escapes the sandbox through a symlink/);
     expect((await run('fs_write', { path: 'door/new/file.txt', content: 'x' })).error).toMatch(/through a symlink/);
     expect((await run('fs_write', { path: 'secret-link', content: 'x' })).error).toMatch(/through a symlink/);
-    expect((await run('fs_write', { path: 'dangling', content: 'x' })).error).toMatch(/dangling symlink/);
+    expect((await run('fs_write', { path: 'dangling', content: 'x' })).error).toMatch(/through a symlink/);
 
     expect(await fs.readdir(outside)).toEqual(['secret.txt']);
     expect(await fs.readFile(path.join(outside, 'secret.txt'), 'utf-8')).toBe('secret');
@@ -256,6 +258,11 @@ describe('web_fetch', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
     base = `http://127.0.0.1:${port}`;
+  });
+
+  // Loopback and a port other than 80 and 443 are refused unless allowed explicitly.
+  beforeEach(() => {
+    options = { ...options, fetchAllowAddresses: ['127.0.0.1/32'], fetchAllowPorts: [port] };
   });
 
   afterAll(async () => {

@@ -60,10 +60,27 @@ describe('scratchpad CLI', () => {
     expect(run.stderr).toContain('SCRATCHPAD_MODEL=openai:');
   });
 
+  it('a worker that cannot reach the server says so in one line', async () => {
+    const model = await script('unreachable', [{ content: '{}' }]);
+    const run = await scratchpad(['worker', '--model', model], { TEMPORAL_ADDRESS: '127.0.0.1:1' });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      'scratchpad: the Temporal server is unavailable: Connection refused at 127.0.0.1:1 ' +
+        '(is it running? TEMPORAL_ADDRESS names it)\n',
+    );
+  });
+
   it('rejects bad flags and bad configuration with exit code 2 or a named variable', async () => {
     const badFlag = await scratchpad(['cycle', '--agent', 'a', '--max-iterations', 'zero']);
     expect(badFlag.code).toBe(2);
     expect(badFlag.stderr).toContain('invalid --max-iterations "zero"');
+    for (const value of ['1e3', '201', '0x10']) {
+      const overCap = await scratchpad(['cycle', '--agent', 'a', '--task', 'x', '--max-iterations', value]);
+      expect(overCap).toMatchObject({
+        code: 2,
+        stderr: `scratchpad: invalid --max-iterations "${value}": expected a whole number from 1 to 200\n`,
+      });
+    }
     const badFormat = await scratchpad(['show', 'a', '--format', 'xml']);
     expect(badFormat.code).toBe(2);
     const badAddress = await scratchpad(['show', 'a'], { TEMPORAL_ADDRESS: 'not an address' });

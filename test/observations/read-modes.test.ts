@@ -199,3 +199,43 @@ describe('readBinary', () => {
     expect(() => readBytes({ mode: 'full' })).toThrow(/5000 bytes, more than one full read returns \(3000\)/);
   });
 });
+
+describe('readText: grep on a linear-time engine', () => {
+  it('answers a catastrophic-backtracking pattern over 50 KB at once', () => {
+    const started = performance.now();
+    const found = read(`${'a'.repeat(50_000)}b`, { mode: 'grep', pattern: '(a+)+$' });
+    expect(performance.now() - started).toBeLessThan(100);
+    expect(found.fields).toMatchObject({ matches: 0 });
+  });
+
+  it.each([
+    ['(a)\\1', /backreferences and lookaround are not supported/],
+    ['a(?=b)', /backreferences and lookaround are not supported/],
+    ['(?<!x)a', /backreferences and lookaround are not supported/],
+  ])('refuses %s with a clear error', (pattern, message) => {
+    expect(() => read('ab', { mode: 'grep', pattern })).toThrow(message);
+  });
+
+  it('reports line numbers right after characters outside the BMP', () => {
+    const text = '😀😀 one\n😀 two NEEDLE\nthree NEEDLE 😀\nfour';
+    expect(read(text, { mode: 'grep', pattern: 'NEEDLE', context: 0 }).result).toBe(
+      '2:😀 two NEEDLE\n3:three NEEDLE 😀',
+    );
+  });
+});
+
+describe('readText: grep over text larger than one RE2 chunk', () => {
+  it('finds matches in every chunk with the right line numbers', () => {
+    const lines = Array.from(
+      { length: 60_000 },
+      (_, index) => `line ${index + 1} 😀 ${index % 20_000 === 0 ? 'HIT' : 'x'.repeat(20)}`,
+    );
+    const found = read(lines.join('\n'), { mode: 'grep', pattern: 'HIT$', context: 0 });
+    expect(found.result).toBe(['1:line 1 😀 HIT', '20001:line 20001 😀 HIT', '40001:line 40001 😀 HIT'].join('\n--\n'));
+  });
+
+  it('handles a single line longer than a chunk', () => {
+    const found = read(`${'ab'.repeat(400_000)}NEEDLE\nnext`, { mode: 'grep', pattern: 'NEEDLE|next', context: 0 });
+    expect(found.fields).toMatchObject({ matches: 2 });
+  });
+});

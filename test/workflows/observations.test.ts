@@ -57,9 +57,10 @@ afterAll(async () => {
 
 async function observedWorker(
   steps: ScriptEntry[] | ((request: ProviderRequest) => ScriptEntry)[],
+  toolOverrides: Partial<ToolOptions> = {},
 ): Promise<{ worker: Worker; queue: string; model: ReactiveModel; tools: ToolOptions }> {
   const model = new ReactiveModel(steps.map((step) => (typeof step === 'function' ? step : () => step)));
-  const tools = sandboxOptions();
+  const tools = { ...sandboxOptions(), ...toolOverrides };
   const queue = uniqueTaskQueue('test-observations');
   const resolveModel = createModelResolver({ defaultSpec: model.spec, providers: { [model.spec]: model } });
   const worker = await Worker.create({
@@ -185,13 +186,18 @@ describe('large observations on the dev server (seed 002)', () => {
       response.end(body);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/get`;
+    const port = (server.address() as AddressInfo).port;
+    const url = `http://127.0.0.1:${port}/get`;
     try {
-      const { worker, queue, model, tools } = await observedWorker([
-        { tool: 'web_fetch', args: { url } },
-        { tool: 'fs_write', args: { path: 'out.txt', content: '{{step1.content}}' } },
-        { tool: 'done', args: { summary: 'saved' } },
-      ]);
+      // Loopback and its port are refused unless allowed explicitly.
+      const { worker, queue, model, tools } = await observedWorker(
+        [
+          { tool: 'web_fetch', args: { url } },
+          { tool: 'fs_write', args: { path: 'out.txt', content: '{{step1.content}}' } },
+          { tool: 'done', args: { summary: 'saved' } },
+        ],
+        { fetchAllowAddresses: ['127.0.0.1/32'], fetchAllowPorts: [port] },
+      );
       const { result } = await worker.runUntil(runCycle(queue, 'Download the URL and save it in out.txt'));
       expect(result.outcome).toBe('completed');
       expect(fs.readFileSync(path.join(tools.sandboxRoot, 'out.txt'))).toEqual(Buffer.from(body));

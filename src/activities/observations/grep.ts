@@ -1,7 +1,6 @@
 import { pairSafeOffset, type TextView } from './text-view';
-import { ReadError } from './read-error';
+import { LinearRegex } from './linear-regex';
 import type { ReadSlice } from './read-modes';
-import { errorMessage } from '../../common/error-message';
 
 /** Longest part of one line a grep shows; a longer line is shown around its match. */
 export const GREP_LINE_CHARS = 300;
@@ -24,18 +23,9 @@ interface Match {
   at: number;
 }
 
-/** The pattern as a RegExp, or a ReadError that says why it is not one. */
-export function compilePattern(pattern: string, ignoreCase: boolean): RegExp {
-  try {
-    return new RegExp(pattern, ignoreCase ? 'gmi' : 'gm');
-  } catch (error) {
-    throw new ReadError(`invalid regular expression /${pattern}/: ${errorMessage(error)}`);
-  }
-}
-
 /** Lines of `view` matching a pattern, `grep -n` style: "N:" for a match, "N-" for context, "--" between groups. */
 export function grepText(view: TextView, options: GrepOptions): ReadSlice {
-  const regex = compilePattern(options.pattern, options.ignoreCase);
+  const regex = new LinearRegex(options.pattern, options.ignoreCase, view.text);
   const { matches, more } = findMatches(view, regex, options.maxMatches);
   const { text, truncated } = render(view, matches, options);
   return {
@@ -53,16 +43,15 @@ export function grepText(view: TextView, options: GrepOptions): ReadSlice {
 }
 
 // One regex scan over the whole text (not one test per line): after a hit, jump to the next line.
-function findMatches(view: TextView, regex: RegExp, maxMatches: number): { matches: Match[]; more: boolean } {
+function findMatches(view: TextView, regex: LinearRegex, maxMatches: number): { matches: Match[]; more: boolean } {
   const matches: Match[] = [];
   if (view.text === '') return { matches, more: false };
-  for (let match = regex.exec(view.text); match !== null; match = regex.exec(view.text)) {
-    const line = view.lineAt(match.index);
+  for (let at = regex.next(0); at !== undefined; at = regex.next(view.lineBounds(matches.at(-1)!.line).end + 1)) {
+    const line = view.lineAt(at);
     // A match after a final newline belongs to no line.
     if (line === matches.at(-1)?.line) break;
     if (matches.length === maxMatches) return { matches, more: true };
-    matches.push({ line, at: match.index });
-    regex.lastIndex = view.lineBounds(line).end + 1;
+    matches.push({ line, at });
   }
   return { matches, more: false };
 }

@@ -1,67 +1,80 @@
-import * as fs from 'node:fs/promises';
-import * as path from 'node:path';
 import type { z } from 'zod';
 import type { Observation } from '../../core/observation';
 import type { TOOL_ARGS } from '../../core/tools';
 import { decodeUtf8 } from './decode-text';
-import { errorMessage } from '../../common/error-message';
-import { resolveInSandbox } from './sandbox';
+import { openInSandbox, SandboxError, type SandboxFile } from './sandbox';
 import type { ToolOptions } from './types';
 
 /** Files larger than this are refused by `fs_read` rather than loaded into the worker's memory. */
 export const FS_READ_MAX_BYTES = 10 * 1024 * 1024;
+/** Default cap on what `fs_write` accepts (SCRATCHPAD_FS_WRITE_MAX_BYTES). */
+export const FS_WRITE_MAX_BYTES = 10 * 1024 * 1024;
 
 /** `fs_read`: a file inside the sandbox, as UTF-8 text when it is valid UTF-8 (unless binary is asked), else base64. */
 export async function fsRead(args: z.infer<typeof TOOL_ARGS.fs_read>, options: ToolOptions): Promise<Observation> {
-  const target = await resolveInSandbox(args.path, options.sandboxRoot);
-  const stat = await fs.stat(target.absolute).catch((error: unknown) => {
-    throw describeFsError(error, target.relative);
-  });
-  if (stat.isDirectory()) return { ok: false, error: `is a directory, not a file: ${target.relative}` };
-  if (!stat.isFile()) return { ok: false, error: `not a regular file: ${target.relative}` };
-  if (stat.size > FS_READ_MAX_BYTES) {
-    return {
-      ok: false,
-      error: `file is ${stat.size} bytes; fs_read reads at most ${FS_READ_MAX_BYTES}: ${target.relative}`,
-    };
+  const file = await open(args.path, options, 'read');
+  try {
+    if (file.size > FS_READ_MAX_BYTES) {
+      return {
+        ok: false,
+        error: `file is ${file.size} bytes; fs_read reads at most ${FS_READ_MAX_BYTES}: ${file.relative}`,
+      };
+    }
+    const buffer = await file.handle.readFile();
+    const text = args.encoding === 'binary' ? undefined : decodeUtf8(buffer);
+    const bytes = buffer.length;
+    if (text === undefined) {
+      return { ok: true, result: buffer.toString('base64'), path: file.relative, bytes, encoding: 'binary' };
+    }
+    return { ok: true, result: text, path: file.relative, bytes, encoding: 'utf-8' };
+  } finally {
+    await file.handle.close();
   }
-  const buffer = await fs.readFile(target.absolute);
-  const text = args.encoding === 'binary' ? undefined : decodeUtf8(buffer);
-  if (text === undefined) {
-    return {
-      ok: true,
-      result: buffer.toString('base64'),
-      path: target.relative,
-      bytes: buffer.length,
-      encoding: 'binary',
-    };
-  }
-  return { ok: true, result: text, path: target.relative, bytes: buffer.length, encoding: 'utf-8' };
 }
 
 /** `fs_write`: replaces a file inside the sandbox with UTF-8 text, creating parent directories. */
 export async function fsWrite(args: z.infer<typeof TOOL_ARGS.fs_write>, options: ToolOptions): Promise<Observation> {
-  const target = await resolveInSandbox(args.path, options.sandboxRoot);
+  const maxBytes = options.fsWriteMaxBytes ?? FS_WRITE_MAX_BYTES;
   const bytes = Buffer.byteLength(args.content, 'utf-8');
-  try {
-    await fs.mkdir(path.dirname(target.absolute), { recursive: true });
-    await fs.writeFile(target.absolute, args.content, 'utf-8');
-  } catch (error) {
-    throw describeFsError(error, target.relative);
+  if (bytes > maxBytes) {
+    return { ok: false, error: `content is ${bytes} bytes; fs_write writes at most ${maxBytes}: nothing written` };
   }
-  return { ok: true, result: `wrote ${bytes} bytes to ${target.relative}`, path: target.relative, bytes };
+  const file = await open(args.path, options, 'write');
+  try {
+    await file.handle.truncate(0);
+    await file.handle.writeFile(args.content, 'utf-8');
+  } catch (error) {
+    throw describeFsError(error, file.relative);
+  } finally {
+    await file.handle.close();
+  }
+  return { ok: true, result: `wrote ${bytes} bytes to ${file.relative}`, path: file.relative, bytes };
 }
 
-// Node's messages name the host's absolute path; the model only knows sandbox-relative ones.
+async function open(userPath: string, options: ToolOptions, mode: 'read' | 'write'): Promise<SandboxFile> {
+  try {
+    return await openInSandbox(userPath, options.sandboxRoot, mode);
+  } catch (error) {
+    throw describeFsError(error, userPath);
+  }
+}
+
+// Node's messages name the host's absolute path (or /proc/self/fd/N); the model only knows sandbox-relative ones.
 function describeFsError(error: unknown, relative: string): Error {
+  if (error instanceof SandboxError) return error;
   const messages: Record<string, string> = {
     ENOENT: 'no such file',
     EISDIR: 'is a directory, not a file',
     ENOTDIR: 'a parent of this path is a file, not a directory',
     EACCES: 'permission denied',
+    EPERM: 'permission denied',
     EEXIST: 'a file is in the way',
+    ENXIO: 'not a regular file (a FIFO or socket)',
+    ENAMETOOLONG: 'a name in this path is too long',
+    ELOOP: 'too many symlinks',
+    ENOSPC: 'no space left on the device',
+    EROFS: 'read-only file system',
   };
   const code = (error as NodeJS.ErrnoException).code;
-  const message = code ? messages[code] : undefined;
-  return new Error(message ? `${message}: ${relative}` : errorMessage(error));
+  return new Error(`${(code && messages[code]) ?? `file operation failed (${code ?? 'unknown error'})`}: ${relative}`);
 }

@@ -7,9 +7,17 @@ export interface ToolOptions {
   /** Programs `shell` may start (first word of the command). */
   shellAllow: readonly string[];
   shellTimeoutMs: number;
-  /** Hosts `web_fetch` may reach; `*` allows any. */
+  /** Run `shell` without bubblewrap, behind an argument guard only (SCRATCHPAD_SHELL_UNCONFINED). */
+  shellUnconfined?: boolean;
+  /** Hosts `web_fetch` may reach; `*` allows any public address. Empty denies every host. */
   fetchAllowHosts: readonly string[];
+  /** CIDR ranges of non-public addresses (loopback, private, link-local…) `web_fetch` may reach; default none. */
+  fetchAllowAddresses?: readonly string[];
+  /** Ports `web_fetch` may reach; default 80 and 443. */
+  fetchAllowPorts?: readonly number[];
   fetchMaxBytes: number;
+  /** Largest content `fs_write` accepts, in bytes; default FS_WRITE_MAX_BYTES. */
+  fsWriteMaxBytes?: number;
 }
 
 export type ToolImplementation = (args: Record<string, unknown>, options: ToolOptions) => Promise<Observation>;

@@ -12,7 +12,7 @@ import {
 } from '../commands/agent';
 import { chatCommand } from '../commands/chat';
 import { CliError, EXIT } from '../errors';
-import { parsePositiveInt } from '../format';
+import { MAX_ITERATIONS, parsePositiveInt } from '../format';
 import { type Run, collect } from './run';
 
 const WORKER_MODEL = ['--model <spec>', 'model for an in-process worker when none is running'] as const;
@@ -59,7 +59,7 @@ export function registerAgentCommands(program: Command, run: Run): void {
     .option('--single-phase', 'the update rides in the response (no separate reflect call)')
     .option('--two-phase', 'respond, then reflect (default)')
     .option('--budget <chars>', 'rendered scratchpad budget before archiving', parsePositiveInt('--budget'))
-    .option('--max-iterations <n>', 'model calls per cycle', parsePositiveInt('--max-iterations'))
+    .option('--max-iterations <n>', 'model calls per cycle', parsePositiveInt('--max-iterations', MAX_ITERATIONS))
     .option('--continue-as-new-every <n>', 'cycles per workflow run', parsePositiveInt('--continue-as-new-every'))
     .action(
       run(

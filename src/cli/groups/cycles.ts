@@ -6,7 +6,7 @@ import { replayCommand } from '../commands/replay';
 import { STATES, type StateName, showCommand } from '../commands/show';
 import { timelineCommand } from '../commands/timeline';
 import { CliError, EXIT } from '../errors';
-import { FORMATS, parseFormat, parsePositiveInt } from '../format';
+import { FORMATS, MAX_ITERATIONS, parseFormat, parsePositiveInt } from '../format';
 import * as runtime from '../runtime';
 import { type Run, collect } from './run';
 
@@ -17,7 +17,11 @@ export function registerCycleCommands(program: Command, run: Run): void {
     .description('run one task cycle of an agent (through its agent workflow, one at a time) and wait for the outcome')
     .requiredOption('--agent <id>', 'agent id')
     .option('--task <text>', 'task to enqueue before the cycle (repeatable)', collect, [])
-    .option('--max-iterations <n>', 'model calls before giving up (default 10)', parsePositiveInt('--max-iterations'))
+    .option(
+      '--max-iterations <n>',
+      'model calls before giving up (default 10)',
+      parsePositiveInt('--max-iterations', MAX_ITERATIONS),
+    )
     .option(
       '--from <file>',
       "first replace the agent's scratchpad with this file (YAML or JSON; missing keys take defaults)",
