@@ -9,6 +9,25 @@ export interface Action {
 
 export type ParsedAction = { ok: true; action: Action } | { ok: false; error: string };
 
+/** Deepest nesting of arrays and objects accepted in tool arguments; deeper would overflow recursive JSON code. */
+export const MAX_NESTING_DEPTH = 64;
+
+/** Whether `value` nests arrays and objects deeper than `limit`, measured without recursion. */
+export function isNestedDeeperThan(value: unknown, limit: number): boolean {
+  const stack: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  while (stack.length > 0) {
+    const { value: current, depth } = stack.pop() as { value: unknown; depth: number };
+    if (current === null || typeof current !== 'object') continue;
+    if (depth + 1 > limit) return true;
+    for (const child of Object.values(current)) stack.push({ value: child, depth: depth + 1 });
+  }
+  return false;
+}
+
+function tooDeep(tool: string): ParsedAction {
+  return { ok: false, error: `arguments of ${tool} nest deeper than ${MAX_NESTING_DEPTH} levels` };
+}
+
 /** Scans for balanced `{...}` spans outside of JSON strings. */
 function objectSpans(text: string): string[] {
   const spans: string[] = [];
@@ -48,6 +67,7 @@ function toAction(value: unknown): ParsedAction {
   if (args === null || typeof args !== 'object' || Array.isArray(args)) {
     return { ok: false, error: `"args" of ${record.tool} must be an object` };
   }
+  if (isNestedDeeperThan(args, MAX_NESTING_DEPTH)) return tooDeep(record.tool);
   return { ok: true, action: { tool: record.tool, args: args as Record<string, unknown> } };
 }
 
@@ -78,6 +98,7 @@ export function parseAction(response: ModelResponse): ParsedAction {
     if (typeof input !== 'object' || Array.isArray(input)) {
       return { ok: false, error: `arguments of ${call.name} must be an object` };
     }
+    if (isNestedDeeperThan(input, MAX_NESTING_DEPTH)) return tooDeep(call.name);
     return { ok: true, action: { tool: call.name, args: input as Record<string, unknown>, callId: call.id } };
   }
   return parseTextAction(response.text);

@@ -28,6 +28,7 @@ export async function runTaskLoop(run: CycleRun): Promise<CycleOutcome> {
     } else {
       run.state = step.state;
       if (step.kind === 'update') await run.enforceBudget();
+      if (step.kind === 'done') await run.archiveCompletedTasks();
     }
     run.trace.push({
       iteration,
