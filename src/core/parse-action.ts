@@ -1,4 +1,5 @@
 import type { ModelResponse } from './model';
+import { headCodePoints } from './text';
 
 /** One thing the model asked for. */
 export interface Action {
@@ -81,7 +82,8 @@ export function parseTextAction(text: string): ParsedAction {
   const fenced = /```(?:json)?\s*\n?([\s\S]*?)```/i.exec(trimmed);
   const body = fenced?.[1] ?? trimmed;
   const candidates = objectSpans(body);
-  if (candidates.length === 0) return { ok: false, error: `no JSON object in response: ${trimmed.slice(0, 120)}` };
+  if (candidates.length === 0)
+    return { ok: false, error: `no JSON object in response: ${headCodePoints(trimmed, 120)}` };
   if (candidates.length > 1) return { ok: false, error: `expected one JSON object, found ${candidates.length}` };
   try {
     return toAction(JSON.parse(candidates[0] as string));
