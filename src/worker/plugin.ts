@@ -13,7 +13,7 @@ import { workerSinks } from './worker';
 
 /** What the plugin needs to run agents on a worker the user already has. */
 export interface ScratchpadPluginOptions {
-  /** Default model spec (`anthropic:<model>`, `openai:<url>#<model>`, `scripted:<file>`) for cycles that name none. */
+  /** Default model spec (`anthropic:<model>`, `openai:<model>@<url>`, `scripted:<file>`) for cycles that name none. */
   model?: string;
   /** Providers used as-is for these exact specs (a scripted model, a custom client). */
   providers?: Record<string, ModelProvider>;
