@@ -1,7 +1,7 @@
 /**
  * Records the replay histories under test/replay/histories from scripted runs on a fresh dev server.
  * Rerun only after an intentional change to workflow code that is guarded by patched(); commit the
- * new files beside the old ones, which must keep replaying.
+ * new files beside the old ones, which must keep replaying. Names given as arguments record only those.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -17,6 +17,7 @@ import { type ScriptEntry, ScriptedProvider } from '../src/activities/model/scri
 import type { AgentSettings } from '../src/core/agent';
 import type { CycleInput } from '../src/core/cycle';
 import { defaultScratchpad, enqueueTasks } from '../src/core/scratchpad';
+import { MAX_COMPLETED_TASKS } from '../src/core/state-caps';
 import { startDevServer } from '../src/dev-server/dev-server';
 import { agentIdKey } from '../src/common/search-attributes';
 import { WORKFLOWS_PATH, workerSinks } from '../src/worker/worker';
@@ -92,6 +93,13 @@ const RECORDINGS: Recording[] = [
     { tool: 'echo', args: { message: 'before the failure' } },
     { error: { type: 'ModelError.Auth', message: '401 invalid api key', nonRetryable: true } },
   ]),
+  // Past MAX_COMPLETED_TASKS, `done` archives the oldest completed tasks (patch `archive-completed-tasks`).
+  cycleRecording('agent-cycle-archive-completed-tasks', [{ tool: 'done', args: { summary: 'one too many' } }], {
+    before: {
+      ...before,
+      completed_tasks: Array.from({ length: MAX_COMPLETED_TASKS }, (_, n) => ({ task: `task ${n}`, summary: 'ok' })),
+    },
+  }),
   {
     name: 'agent-chat-directive-tasks',
     script: [
@@ -176,7 +184,11 @@ async function main(): Promise<void> {
   const client = new Client({ connection: await Connection.connect({ address: server.address }) });
   const sandboxRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'record-sandbox-'));
   try {
-    for (const recording of RECORDINGS) await record({ client, connection, sandboxRoot }, recording);
+    const only = process.argv.slice(2);
+    for (const recording of RECORDINGS) {
+      if (only.length === 0 || only.includes(recording.name))
+        await record({ client, connection, sandboxRoot }, recording);
+    }
   } finally {
     await connection.close();
     await server.stop();
