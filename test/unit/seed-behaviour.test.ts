@@ -1,3 +1,4 @@
+import { MAX_MESSAGE_CHARS, SendArgsSchema } from '../../src/core/agent';
 import { applyCompletedArchive, hasArchivePointer, planCompletedArchive } from '../../src/core/budget';
 import { completeTask, dispatch } from '../../src/core/dispatcher';
 import { NOTE_RESULT_CHARS, toolNote } from '../../src/core/observation';
@@ -31,6 +32,11 @@ describe('characters, not UTF-16 units', () => {
       ok: false,
       error: expect.stringContaining('5001 characters'),
     });
+  });
+
+  it('counts a chat message by code point too', () => {
+    expect(SendArgsSchema.safeParse({ message: '😀'.repeat(MAX_MESSAGE_CHARS) }).success).toBe(true);
+    expect(SendArgsSchema.safeParse({ message: '😀'.repeat(MAX_MESSAGE_CHARS + 1) }).success).toBe(false);
   });
 
   it('never splits a surrogate pair at the 1,500-character tool note', () => {
