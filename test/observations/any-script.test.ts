@@ -70,37 +70,22 @@ describe('large-observation previews for any script (seed 002)', () => {
 
 describe('scratchpad_read mode full (seed 002: "under the threshold or a little above")', () => {
   it('serves an offloaded entry up to twice the offload threshold whole', async () => {
-    const { store, read } = createScratchpadRead(4096);
     const text = 'x'.repeat(8192);
-    const entry = await store.put({ turnId: 'cycle-1', agentId: null, kind: 'text', content: text, ttlSeconds: 60 });
-    const whole = await read(entry.id, 'full');
+    const whole = await createScratchpadRead(4096).readFull(text);
     expect(whole).toMatchObject({ ok: true, start: 0, end: 8192, total_chars: 8192 });
     expect(whole.result === text).toBe(true);
   });
 
   it('refuses beyond that, naming head, tail, range, lines and grep', async () => {
-    const { store, read } = createScratchpadRead(4096);
-    const entry = await store.put({
-      turnId: 'cycle-1',
-      agentId: null,
-      kind: 'text',
-      content: 'y'.repeat(8193),
-      ttlSeconds: 60,
-    });
-    const refusal = await read(entry.id, 'full');
+    const refusal = await createScratchpadRead(4096).readFull('y'.repeat(8193));
     expect(refusal.ok).toBe(false);
     for (const mode of ['head', 'tail', 'range', 'lines', 'grep']) expect(refusal.error).toContain(mode);
   });
 
   it('follows a smaller configured threshold', async () => {
-    const { store, read } = createScratchpadRead(1000);
-    const entry = await store.put({
-      turnId: 'cycle-1',
-      agentId: null,
-      kind: 'text',
-      content: 'z'.repeat(2001),
-      ttlSeconds: 60,
+    expect(await createScratchpadRead(1000).readFull('z'.repeat(2001))).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('(2000)'),
     });
-    expect(await read(entry.id, 'full')).toMatchObject({ ok: false, error: expect.stringContaining('(2000)') });
   });
 });
