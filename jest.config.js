@@ -3,6 +3,11 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
+  // The examples import the package by name, as a user would; in the repo that name is the source.
+  moduleNameMapper: {
+    '^durable-scratchpad$': '<rootDir>/src/index.ts',
+    '^durable-scratchpad/(workflows|worker)$': '<rootDir>/src/$1/index.ts',
+  },
   transform: {
     '^.+\\.ts$': [
       '@swc/jest',

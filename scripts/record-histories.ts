@@ -1,7 +1,7 @@
 /**
  * Records the replay histories under test/replay/histories from scripted runs on a fresh dev server.
  * Rerun only after an intentional change to workflow code that is guarded by patched(); commit the
- * new files beside the old ones, which must keep replaying.
+ * new files beside the old ones, which must keep replaying. Names given as arguments record only those.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -17,6 +17,7 @@ import { type ScriptEntry, ScriptedProvider } from '../src/activities/model/scri
 import type { AgentSettings } from '../src/core/agent';
 import type { CycleInput } from '../src/core/cycle';
 import { defaultScratchpad, enqueueTasks } from '../src/core/scratchpad';
+import { MAX_COMPLETED_TASKS } from '../src/core/state-caps';
 import { startDevServer } from '../src/dev-server/dev-server';
 import { agentIdKey } from '../src/common/search-attributes';
 import { WORKFLOWS_PATH, workerSinks } from '../src/worker/worker';
@@ -119,6 +120,13 @@ const RECORDINGS: Recording[] = [
     ],
     { mode: 'chat', message: 'check twice', twoPhase: false },
   ),
+  // Past MAX_COMPLETED_TASKS, `done` archives the oldest completed tasks (patch `archive-completed-tasks`).
+  cycleRecording('agent-cycle-archive-completed-tasks', [{ tool: 'done', args: { summary: 'one too many' } }], {
+    before: {
+      ...before,
+      completed_tasks: Array.from({ length: MAX_COMPLETED_TASKS }, (_, n) => ({ task: `task ${n}`, summary: 'ok' })),
+    },
+  }),
   {
     name: 'agent-chat-directive-tasks',
     script: [

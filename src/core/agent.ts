@@ -3,6 +3,7 @@ import { DEFAULT_BUDGET_CHARS } from './budget';
 import { CycleOutcomeSchema, type CycleResult, DEFAULT_MAX_ITERATIONS, type Trigger, TriggerSchema } from './cycle';
 import { UsageSchema } from './model';
 import { ScratchpadSchema, UPDATE_KEYS } from './scratchpad';
+import { codePointLength } from './text';
 
 export const MAX_MESSAGE_CHARS = 20_000;
 
@@ -54,15 +55,24 @@ export const AgentInputSchema = z.object({
 export type AgentInput = z.input<typeof AgentInputSchema>;
 export type ParsedAgentInput = z.output<typeof AgentInputSchema>;
 
-export const SendArgsSchema = z.object({ message: z.string().trim().min(1).max(MAX_MESSAGE_CHARS) });
+/** Non-blank text of at most `max` characters, counted by code point (an emoji is one). */
+function characters(max: number) {
+  return z
+    .string()
+    .trim()
+    .min(1)
+    .refine((text) => codePointLength(text) <= max, { message: `at most ${max} characters` });
+}
+
+export const SendArgsSchema = z.object({ message: characters(MAX_MESSAGE_CHARS) });
 export const EnqueueArgsSchema = z
   .object({
-    tasks: z.array(z.string().trim().min(1).max(5000)).default([]),
-    goals: z.array(z.string().trim().min(1).max(5000)).default([]),
+    tasks: z.array(characters(5000)).default([]),
+    goals: z.array(characters(5000)).default([]),
   })
   .refine((value) => value.tasks.length + value.goals.length > 0, { message: 'give at least one task or goal' });
 export const RunCycleArgsSchema = z.object({
-  tasks: z.array(z.string().trim().min(1).max(5000)).default([]),
+  tasks: z.array(characters(5000)).default([]),
   maxIterations: z.number().int().min(1).max(200).optional(),
   model: z.string().optional(),
 });
@@ -71,7 +81,7 @@ export const InjectArgsSchema = z.object({
   content: z.string(),
 });
 export const WakeArgsSchema = z
-  .object({ tasks: z.array(z.string().trim().min(1).max(5000)).default([]), trigger: TriggerSchema.default('manual') })
+  .object({ tasks: z.array(characters(5000)).default([]), trigger: TriggerSchema.default('manual') })
   .default({ tasks: [], trigger: 'manual' });
 
 export type SendArgs = z.input<typeof SendArgsSchema>;

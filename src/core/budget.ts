@@ -1,5 +1,13 @@
-import { renderMarkdown } from './render';
-import { MAX_SECTION_CHARS, type Scratchpad, type SectionKey, getSection, setSection } from './scratchpad';
+import { completedLine, renderMarkdown } from './render';
+import {
+  type CompletedTask,
+  MAX_SECTION_CHARS,
+  type Scratchpad,
+  type SectionKey,
+  getSection,
+  setSection,
+} from './scratchpad';
+import { COMPLETED_TASKS_KEPT, MAX_COMPLETED_TASKS } from './state-caps';
 
 /** Default ceiling on the rendered scratchpad, in characters. */
 export const DEFAULT_BUDGET_CHARS = 8000;
@@ -74,9 +82,37 @@ export function archivePointer(id: string, chars: number): string {
   return `[ARCHIVED ${chars} older chars: scratchpad_read(scratchpad_id="${id}")]`;
 }
 
+/** Whether a completed task is the pointer to older ones. */
+export function isArchivePointer(item: CompletedTask): boolean {
+  return typeof item === 'string' && item.startsWith('[ARCHIVED ');
+}
+
 /** Whether any section holds a pointer to archived content, so the model needs `scratchpad_read`. */
 export function hasArchivePointer(state: Scratchpad): boolean {
-  return ARCHIVE_ORDER.some((key) => read(state, key).includes('[ARCHIVED '));
+  return (
+    ARCHIVE_ORDER.some((key) => read(state, key).includes('[ARCHIVED ')) || state.completed_tasks.some(isArchivePointer)
+  );
+}
+
+/** The oldest completed tasks to move out, as their rendered lines, and the newest to keep. */
+export interface CompletedArchiveCut {
+  removed: string;
+  count: number;
+  kept: CompletedTask[];
+}
+
+/** Beyond {@link MAX_COMPLETED_TASKS}, all but the newest {@link COMPLETED_TASKS_KEPT} go to the archive. */
+export function planCompletedArchive(state: Scratchpad): CompletedArchiveCut | undefined {
+  const tasks = state.completed_tasks;
+  if (tasks.length <= MAX_COMPLETED_TASKS) return undefined;
+  const oldest = tasks.slice(0, tasks.length - COMPLETED_TASKS_KEPT);
+  return { removed: oldest.map(completedLine).join('\n'), count: oldest.length, kept: tasks.slice(oldest.length) };
+}
+
+/** Replaces the oldest completed tasks by one pointer item; an earlier pointer is archived with them, so archives chain. */
+export function applyCompletedArchive(state: Scratchpad, cut: CompletedArchiveCut, id: string): Scratchpad {
+  const pointer = `[ARCHIVED ${cut.count} older completed tasks: scratchpad_read(scratchpad_id="${id}")]`;
+  return { ...state, completed_tasks: [pointer, ...cut.kept] };
 }
 
 /** Replaces a section's oldest lines by a pointer to where they were archived. */

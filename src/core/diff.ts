@@ -1,3 +1,4 @@
+import { codePointLength, headCodePoints } from './text';
 import { type Scratchpad, SECTION_KEY_NAMES, TASK_KEYS, getSection } from './scratchpad';
 
 export interface Change {
@@ -27,7 +28,7 @@ export function diffScratchpads(before: Scratchpad, after: Scratchpad): Change[]
 function short(value: unknown, limit: number): string {
   const text = typeof value === 'string' ? value : JSON.stringify(value);
   const flat = text.replace(/\n/g, '⏎');
-  return flat.length > limit ? `${flat.slice(0, limit - 1)}…` : flat;
+  return codePointLength(flat) > limit ? `${headCodePoints(flat, limit - 1)}…` : flat;
 }
 
 /** One line per change: `key: before → after` (notes show only what was added). */

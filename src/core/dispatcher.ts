@@ -2,6 +2,12 @@ import { type Observation, toolNote } from './observation';
 import type { Action, ParsedAction } from './parse-action';
 import type { Scratchpad } from './scratchpad';
 import { appendNote, safeApply } from './update';
+import { MAX_ITEM_CHARS } from './state-caps';
+import { codePointLength, headCodePoints } from './text';
+
+function cutItem(text: string): string {
+  return codePointLength(text) <= MAX_ITEM_CHARS ? text : `${headCodePoints(text, MAX_ITEM_CHARS - 1)}…`;
+}
 
 /** The calls a phase offers the model besides its work tools. */
 export interface Offered {
@@ -27,9 +33,9 @@ export type Dispatch = Step | { kind: 'parse_error'; state: Scratchpad; error: s
 
 /** Seed 000's `done`: the current task moves to completed_tasks, the next pending action becomes current. */
 export function completeTask(state: Scratchpad, summary: string): Scratchpad {
-  const completed = state.current_task
-    ? [...state.completed_tasks, { task: state.current_task, summary }]
-    : state.completed_tasks;
+  // Cut, not refused: `done` must always end the task; the item cap keeps completed_tasks bounded.
+  const item = { task: cutItem(state.current_task ?? ''), summary: cutItem(summary) };
+  const completed = state.current_task ? [...state.completed_tasks, item] : state.completed_tasks;
   const [next, ...rest] = state.pending_actions;
   return {
     ...state,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { headCodePoints } from './text';
 
 /** What a tool returned, as the model and the notes see it. Extra fields (metadata) pass through. */
 export const ObservationSchema = z.looseObject({
@@ -21,6 +22,12 @@ export type ToolCallInput = z.infer<typeof ToolCallInputSchema>;
 /** Seed 002 cuts a small tool result to this many characters in notes (superseding seed 000's 300). */
 export const NOTE_RESULT_CHARS = 1500;
 
+/**
+ * A synthetic observation is built to fit this many bytes, so its note keeps it whole (id, summary and `_note`):
+ * seed 002's 500 + 500 summary does not fit {@link NOTE_RESULT_CHARS} once wrapped in JSON.
+ */
+export const STORED_NOTE_CHARS = 2000;
+
 /** Seed 002's `scratchpad_read`, offered once the cycle has stored a large observation. */
 export const SCRATCHPAD_READ = 'scratchpad_read';
 /** Characters (code points) a `scratchpad_read` of text returns unless told otherwise (seed 002). */
@@ -29,8 +36,13 @@ export const READ_DEFAULT_CHARS = 2000;
 export const READ_MAX_CHARS = 4000;
 /** Most bytes one `scratchpad_read` of a binary entry returns (as base64, about {@link READ_MAX_CHARS} characters). */
 export const READ_MAX_BYTES = 3000;
+/**
+ * Most characters a `full` read returns: twice seed 002's default 4 KB threshold ("under the threshold or a little
+ * above"). The read serves at most twice the configured threshold, and never more than this, so notes hold it whole.
+ */
+export const READ_FULL_MAX_CHARS = 8192;
 /** A `scratchpad_read` result is what the model asked to see, so notes keep all of it: its slice plus its fields. */
-export const READ_NOTE_CHARS = READ_MAX_CHARS + 500;
+export const READ_NOTE_CHARS = READ_FULL_MAX_CHARS + 500;
 
 /** True for seed 002's synthetic observation: a large result kept in the observation store, with its id. */
 export function isStoredObservation(observation: Observation): boolean {
@@ -53,9 +65,20 @@ export function observationText(observation: Observation): string {
   return JSON.stringify(keys.length === 1 ? observation.result : rest);
 }
 
+/** A read's fields, then its slice as it is: JSON escapes would make the slice longer than the note allows. */
+function readText(observation: Observation): string {
+  const { ok: _ok, result, ...fields } = observation;
+  return `${JSON.stringify(fields)}\n${String(result)}`;
+}
+
 /** {@link observationText} cut for notes: at {@link NOTE_RESULT_CHARS}, or {@link READ_NOTE_CHARS} for a read. */
 export function observationExcerpt(name: string, observation: Observation): string {
-  return observationText(observation).slice(0, name === SCRATCHPAD_READ ? READ_NOTE_CHARS : NOTE_RESULT_CHARS);
+  if (name !== SCRATCHPAD_READ) {
+    const limit = isStoredObservation(observation) ? STORED_NOTE_CHARS : NOTE_RESULT_CHARS;
+    return headCodePoints(observationText(observation), limit);
+  }
+  const isSlice = observation.ok && typeof observation.result === 'string';
+  return headCodePoints(isSlice ? readText(observation) : observationText(observation), READ_NOTE_CHARS);
 }
 
 /** `[TOOL] name(args) → result`, the result cut by {@link observationExcerpt}. */

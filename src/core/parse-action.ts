@@ -1,4 +1,5 @@
 import type { ModelResponse } from './model';
+import { headCodePoints } from './text';
 
 /** One thing the model asked for. */
 export interface Action {
@@ -8,6 +9,25 @@ export interface Action {
 }
 
 export type ParsedAction = { ok: true; action: Action } | { ok: false; error: string };
+
+/** Deepest nesting of arrays and objects accepted in tool arguments; deeper would overflow recursive JSON code. */
+export const MAX_NESTING_DEPTH = 64;
+
+/** Whether `value` nests arrays and objects deeper than `limit`, measured without recursion. */
+export function isNestedDeeperThan(value: unknown, limit: number): boolean {
+  const stack: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  while (stack.length > 0) {
+    const { value: current, depth } = stack.pop() as { value: unknown; depth: number };
+    if (current === null || typeof current !== 'object') continue;
+    if (depth + 1 > limit) return true;
+    for (const child of Object.values(current)) stack.push({ value: child, depth: depth + 1 });
+  }
+  return false;
+}
+
+function tooDeep(tool: string): { ok: false; error: string } {
+  return { ok: false, error: `arguments of ${tool} nest deeper than ${MAX_NESTING_DEPTH} levels` };
+}
 
 /** Scans for balanced `{...}` spans outside of JSON strings. */
 function objectSpans(text: string): string[] {
@@ -52,6 +72,7 @@ function toAction(value: unknown): ParsedAction {
   if (args === null || typeof args !== 'object' || Array.isArray(args)) {
     return { ok: false, error: `"args" of ${record.tool} must be an object` };
   }
+  if (isNestedDeeperThan(args, MAX_NESTING_DEPTH)) return tooDeep(record.tool);
   return { ok: true, action: { tool: record.tool, args: args as Record<string, unknown> } };
 }
 
@@ -65,7 +86,8 @@ export function parseTextAction(text: string): ParsedAction {
   const fenced = /```(?:json)?\s*\n?([\s\S]*?)```/i.exec(trimmed);
   const body = fenced?.[1] ?? trimmed;
   const candidates = objectSpans(body);
-  if (candidates.length === 0) return { ok: false, error: `no JSON object in response: ${trimmed.slice(0, 120)}` };
+  if (candidates.length === 0)
+    return { ok: false, error: `no JSON object in response: ${headCodePoints(trimmed, 120)}` };
   if (candidates.length > 1) return { ok: false, error: `expected one JSON object, found ${candidates.length}` };
   try {
     return toAction(JSON.parse(candidates[0] as string));
@@ -77,10 +99,11 @@ export function parseTextAction(text: string): ParsedAction {
 /** A response's calls: all of its native tool calls in order, or one call in the JSON text protocol. */
 export type ParsedCalls = { ok: true; calls: Action[]; native: boolean } | { ok: false; error: string };
 
+// Arguments nested too deep would overflow recursive JSON code downstream: they arrive empty, and the tool refuses.
 function nativeCalls(response: ModelResponse): Action[] {
   return response.toolCalls.map((call) => ({
     tool: call.name,
-    args: (call.input ?? {}) as Record<string, unknown>,
+    args: (isNestedDeeperThan(call.input, MAX_NESTING_DEPTH) ? {} : (call.input ?? {})) as Record<string, unknown>,
     callId: call.id,
   }));
 }
@@ -93,6 +116,8 @@ export function parseToolCalls(response: ModelResponse): ParsedCalls {
   }
   const malformed = response.toolCalls.find(({ input }) => !isObject(input ?? {}));
   if (malformed) return { ok: false, error: `arguments of ${malformed.name} must be an object` };
+  const deep = response.toolCalls.find(({ input }) => isNestedDeeperThan(input, MAX_NESTING_DEPTH));
+  if (deep) return tooDeep(deep.name);
   return { ok: true, calls: nativeCalls(response), native: true };
 }
 

@@ -1,7 +1,17 @@
 import type { CompletedTask, Scratchpad } from './scratchpad';
 
+/**
+ * Escapes lines of a value that would read as a heading (`## `, `### `, any ATX level, a setext underline) or a
+ * divider (`---`), so a value can never fake a section: the
+ * rendered markdown always parses back to the same headings. JavaScript's multiline `^` also matches after `\r`,
+ * which markdown treats as a line break too.
+ */
+export function escapeStructure(value: string): string {
+  return value.replace(/^([ \t]*)(#{1,6}(?=[ \t]|$)|---|===)/gm, '$1\\$2');
+}
+
 function list(items: readonly string[]): string {
-  return items.length === 0 ? '(none)' : items.map((item) => `- ${item}`).join('\n');
+  return items.length === 0 ? '(none)' : items.map((item) => `- ${escapeStructure(item)}`).join('\n');
 }
 
 /** Completed tasks shown to the model; older ones stay in the state and its snapshots. */
@@ -9,17 +19,25 @@ export const SHOWN_COMPLETED_TASKS = 20;
 
 function completedList(items: readonly CompletedTask[]): string {
   if (items.length === 0) return '(none)';
-  const shown = items.slice(-SHOWN_COMPLETED_TASKS).map(completed);
-  const hidden = items.length - shown.length;
-  return [...(hidden > 0 ? [`(${hidden} earlier completed task(s) not shown)`] : []), ...shown].join('\n');
+  const shown = items.slice(-SHOWN_COMPLETED_TASKS).map(completedLine);
+  const hidden = items.slice(0, items.length - shown.length);
+  // A pointer to archived tasks stays in view, so the model knows where the older ones are.
+  const pointers = hidden
+    .filter((item) => typeof item === 'string' && item.startsWith('[ARCHIVED '))
+    .map(completedLine);
+  const omitted = hidden.length - pointers.length;
+  return [...pointers, ...(omitted > 0 ? [`(${omitted} earlier completed task(s) not shown)`] : []), ...shown].join(
+    '\n',
+  );
 }
 
-function completed(item: CompletedTask): string {
-  return typeof item === 'string' ? `- ${item}` : `- ${item.task} — ${item.summary}`;
+/** One completed task as a markdown list line. */
+export function completedLine(item: CompletedTask): string {
+  return escapeStructure(typeof item === 'string' ? `- ${item}` : `- ${item.task} — ${item.summary}`);
 }
 
 function orNone(value: string): string {
-  return value.trim() === '' ? '(none)' : value;
+  return value.trim() === '' ? '(none)' : escapeStructure(value);
 }
 
 /** The five sections in seed 001's markdown layout. */
@@ -77,7 +95,7 @@ export function renderTasks(state: Scratchpad): string {
     '### Goals',
     list(state.goals),
     '### Current task',
-    state.current_task ?? '(none)',
+    orNone(state.current_task ?? ''),
     '### Pending actions',
     list(state.pending_actions),
     '### Completed tasks',

@@ -4,8 +4,8 @@ import { z } from 'zod';
 export const MAX_UPDATE_CHARS = 5000;
 /** Largest a single text section may grow to through appends. */
 export const MAX_SECTION_CHARS = 5000;
-/** Notes keep their newest part within this many characters. */
-export const MAX_NOTES_CHARS = 6000;
+/** Notes keep their newest part within this many characters: room for a whole `full` read and a few lines. */
+export const MAX_NOTES_CHARS = 10000;
 
 const text = z.string();
 

@@ -83,7 +83,7 @@ export const TOOL_DESCRIPTIONS: Record<ToolName, string> = {
   web_fetch: 'Fetch a URL from an allowed host; the body is capped in size.',
   scratchpad_read:
     'Read a large observation saved in the scratchpad store (an observation with a scratchpad_id shows only its start ' +
-    'and end). Modes: full (small entries only), head / tail (first / last n characters), range (characters start to ' +
+    'and end). Modes: full (entries up to twice the offload threshold), head / tail (first / last n characters), range (characters start to ' +
     'end, end exclusive), lines (line_start to line_end), grep (lines matching pattern, with context, numbered "N:" ' +
     'for matches and "N-" for context). Characters are Unicode characters, never split. Binary entries read as ' +
     `base64 slices of at most ${READ_MAX_BYTES} bytes (full, head, tail, range; positions count bytes). Call it as ` +

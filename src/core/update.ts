@@ -13,6 +13,8 @@ import {
   setSection,
 } from './scratchpad';
 import { GROWING_SECTIONS } from './budget';
+import { confidenceWarning, itemSizeError, listCountViolation, stateSizeViolation } from './state-caps';
+import { codePointLength, tailCodePoints } from './text';
 
 /** Arguments of an `update_scratchpad` call: keys to values, REPLACE by default, `APPEND: ` or `CLEAR` by prefix. */
 export type UpdateArgs = Record<string, unknown>;
@@ -21,36 +23,57 @@ export type UpdateOutcome =
   { ok: true; state: Scratchpad; changed: UpdateKey[] } | { ok: false; state: Scratchpad; error: string };
 
 const APPEND_PREFIX = 'APPEND: ';
-const PLACEHOLDER = /^(\((none|none yet|empty|just started)\)|\[[^\]\n]*\])$/i;
 
-type Operation = { kind: 'clear' } | { kind: 'append'; value: string } | { kind: 'replace'; value: string };
+/** Seed 001's BOOTSTRAP placeholders, exactly: anything else (`[draft]`, `(NONE)`) is real content. */
+export const BOOTSTRAP_PLACEHOLDERS: readonly string[] = [
+  '[To be established through interaction]',
+  '[None declared]',
+  '(none yet)',
+  '(just started)',
+  '(none)',
+  '(empty)',
+];
+
+type Operation =
+  { kind: 'clear' } | { kind: 'append'; value: string } | { kind: 'replace'; value: string } | { kind: 'none' };
 
 function operationOf(value: string): Operation {
   if (value.trim() === 'CLEAR') return { kind: 'clear' };
-  if (value.startsWith(APPEND_PREFIX)) return { kind: 'append', value: value.slice(APPEND_PREFIX.length) };
+  // `APPEND: ` with nothing after it asks for nothing; it must not blank or pad the section.
+  if (value.trim() === APPEND_PREFIX.trim()) return { kind: 'none' };
+  if (value.startsWith(APPEND_PREFIX)) {
+    const addition = value.slice(APPEND_PREFIX.length);
+    return addition.trim() === '' ? { kind: 'none' } : { kind: 'append', value: addition };
+  }
   return { kind: 'replace', value };
 }
 
-/** Appends a line to a text field; a bootstrap placeholder is replaced rather than kept. */
+/** Appends a line to a text field; only one of seed 001's bootstrap placeholders is replaced rather than kept. */
 export function appendText(existing: string, addition: string): string {
   const current = existing.trim();
-  if (current === '' || PLACEHOLDER.test(current)) return addition;
+  if (current === '' || BOOTSTRAP_PLACEHOLDERS.includes(current)) return addition;
   return `${existing.replace(/\n+$/, '')}\n${addition}`;
+}
+
+function applyText(existing: string, operation: Operation, append: (existing: string, addition: string) => string) {
+  if (operation.kind === 'none') return existing;
+  if (operation.kind === 'clear') return '';
+  return operation.kind === 'append' ? append(existing, operation.value) : operation.value;
 }
 
 /** Appends to notes, dropping the oldest lines when they would exceed {@link MAX_NOTES_CHARS}. */
 export function appendNote(notes: string, line: string): string {
   const marker = '[… earlier notes trimmed]';
   let next = `${notes}\n${line}`;
-  if (next.length <= MAX_NOTES_CHARS) return next;
+  if (codePointLength(next) <= MAX_NOTES_CHARS) return next;
   const lines = next.split('\n').filter((entry) => entry !== marker);
-  while (lines.length > 1 && lines.join('\n').length + marker.length + 2 > MAX_NOTES_CHARS) lines.shift();
+  while (lines.length > 1 && codePointLength(lines.join('\n')) + marker.length + 2 > MAX_NOTES_CHARS) lines.shift();
   next = `\n${marker}\n${lines.join('\n')}`;
-  return next.length <= MAX_NOTES_CHARS ? next : next.slice(next.length - MAX_NOTES_CHARS);
+  return codePointLength(next) <= MAX_NOTES_CHARS ? next : tailCodePoints(next, MAX_NOTES_CHARS);
 }
 
 function sizeOf(value: unknown): number {
-  return typeof value === 'string' ? value.length : JSON.stringify(value ?? null).length;
+  return codePointLength(typeof value === 'string' ? value : JSON.stringify(value ?? null));
 }
 
 function isStringList(value: unknown): value is string[] {
@@ -74,6 +97,7 @@ function isCompletedList(value: unknown): value is CompletedTask[] {
 function applyList<T>(existing: T[], value: unknown, extend: boolean, wrap: (text: string) => T): T[] {
   if (typeof value === 'string') {
     const operation = operationOf(value);
+    if (operation.kind === 'none') return existing;
     if (operation.kind === 'clear') return [];
     if (operation.kind === 'append') return [...existing, wrap(operation.value)];
     return extend ? [...existing, wrap(operation.value)] : [wrap(operation.value)];
@@ -103,7 +127,7 @@ export function validateUpdate(args: unknown): string | null {
   for (const [key, value] of Object.entries(args)) {
     if (value === undefined) continue;
     if (!isUpdateKey(key)) return `unknown key "${key}" (allowed: ${UPDATE_KEYS.join(', ')})`;
-    const problem = typeError(key, value);
+    const problem = typeError(key, value) ?? itemSizeError(key, value);
     if (problem) return problem;
     const size = sizeOf(value);
     if (size > MAX_UPDATE_CHARS)
@@ -118,33 +142,15 @@ export function applyUpdate(state: Scratchpad, args: UpdateArgs): Scratchpad {
   for (const [key, value] of Object.entries(args)) {
     if (value === undefined) continue;
     if (isSectionKey(key)) {
-      const operation = operationOf(value as string);
-      const existing = getSection(next, key);
-      const updated =
-        operation.kind === 'clear'
-          ? ''
-          : operation.kind === 'append'
-            ? appendText(existing, operation.value)
-            : operation.value;
-      next = setSection(next, key, updated);
+      next = setSection(next, key, applyText(getSection(next, key), operationOf(value as string), appendText));
     } else if (key === 'notes') {
-      const operation = operationOf(value as string);
-      const notes =
-        operation.kind === 'clear'
-          ? ''
-          : operation.kind === 'append'
-            ? appendNote(next.notes, operation.value)
-            : operation.value;
-      next = { ...next, notes };
+      next = { ...next, notes: applyText(next.notes, operationOf(value as string), appendNote) };
     } else if (key === 'current_task') {
-      const operation = value === null ? ({ kind: 'clear' } as const) : operationOf(value as string);
-      const current =
-        operation.kind === 'clear'
-          ? null
-          : operation.kind === 'append'
-            ? appendText(next.current_task ?? '', operation.value)
-            : operation.value;
-      next = { ...next, current_task: current };
+      const operation: Operation = value === null ? { kind: 'clear' } : operationOf(value as string);
+      if (operation.kind === 'clear') next = { ...next, current_task: null };
+      else if (operation.kind !== 'none') {
+        next = { ...next, current_task: applyText(next.current_task ?? '', operation, appendText) };
+      }
     } else if (key === 'goals' || key === 'pending_actions') {
       next = { ...next, [key]: applyList(next[key], value, false, (text) => text) };
     } else if (key === 'completed_tasks') {
@@ -160,17 +166,17 @@ export const MAX_GROWING_SECTION_CHARS = MAX_SECTION_CHARS + MAX_UPDATE_CHARS + 
 function capViolation(state: Scratchpad, keys: readonly UpdateKey[]): string | null {
   for (const key of keys) {
     if (isSectionKey(key)) {
-      const length = getSection(state, key).length;
+      const length = codePointLength(getSection(state, key));
       const cap = GROWING_SECTIONS.includes(key) ? MAX_GROWING_SECTION_CHARS : MAX_SECTION_CHARS;
       if (length > cap) {
         return `"${key}" would grow to ${length} characters (limit ${cap}); REPLACE it with a condensed version`;
       }
     }
-    if (key === 'current_task' && (state.current_task?.length ?? 0) > MAX_SECTION_CHARS) {
+    if (key === 'current_task' && codePointLength(state.current_task ?? '') > MAX_SECTION_CHARS) {
       return `"current_task" would grow past ${MAX_SECTION_CHARS} characters`;
     }
   }
-  return null;
+  return listCountViolation(state, keys);
 }
 
 /** True when every one of the five sections is blank. */
@@ -180,7 +186,7 @@ export function isEmptied(state: Scratchpad): boolean {
 
 /**
  * Seed 001's `safe_apply`: validate, apply, check the result; on any problem the update is
- * rejected whole and the state returned unchanged.
+ * rejected whole and the state returned unchanged. A confidence with no level is kept, with a note (seed 001 warns).
  */
 export function safeApply(state: Scratchpad, args: unknown): UpdateOutcome {
   const problem = validateUpdate(args);
@@ -188,10 +194,11 @@ export function safeApply(state: Scratchpad, args: unknown): UpdateOutcome {
   const updates = args as UpdateArgs;
   const keys = Object.keys(updates).filter((key) => updates[key] !== undefined) as UpdateKey[];
   const next = applyUpdate(state, updates);
-  const violation = capViolation(next, keys);
+  const violation = capViolation(next, keys) ?? stateSizeViolation(state, next);
   if (violation) return { ok: false, state, error: violation };
   if (isEmptied(next) && !isEmptied(state)) {
     return { ok: false, state, error: 'the update would empty every section of the scratchpad' };
   }
-  return { ok: true, state: next, changed: keys };
+  const warning = confidenceWarning(updates.self_confidence);
+  return { ok: true, state: warning ? { ...next, notes: appendNote(next.notes, warning) } : next, changed: keys };
 }

@@ -47,6 +47,7 @@ export async function carryOut(
     let observation = step.kind === 'unknown_tool' || step.kind === 'refused' ? step.observation : undefined;
     if (step.kind === 'tool') observation = await run.runTool(action, iteration);
     if (step.kind === 'update') await run.enforceBudget();
+    if (step.kind === 'done') await run.archiveCompletedTasks();
     if (observation && options.notes) run.state = recordToolResult(run.state, action, observation);
     handled.push({ step, ...(observation ? { observation } : {}) });
   }

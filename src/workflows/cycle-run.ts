@@ -1,6 +1,12 @@
-import { proxyActivities, setCurrentDetails } from '@temporalio/workflow';
+import { patched, proxyActivities, setCurrentDetails } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { applyArchive, hasArchivePointer, planArchive } from '../core/budget';
+import {
+  applyArchive,
+  applyCompletedArchive,
+  hasArchivePointer,
+  planArchive,
+  planCompletedArchive,
+} from '../core/budget';
 import type { ParsedCycleInput, TraceEntry } from '../core/cycle';
 import { type ModelRequest, type ModelResponse, type Usage, ZERO_USAGE, addUsage } from '../core/model';
 import { type Observation, isStoredObservation, offeredWorkTools } from '../core/observation';
@@ -10,6 +16,9 @@ import type { Scratchpad } from '../core/scratchpad';
 import { applyUpdate } from '../core/dispatcher';
 import { modelActivityOptions, toolActivityOptions } from './activity-options';
 import { timeline } from '../common/timeline-sink';
+
+/** Patch id of the completed-task archive: cycles recorded before it never archived completed tasks. */
+export const COMPLETED_TASKS_ARCHIVE_PATCH = 'archive-completed-tasks';
 
 function activitiesFor(input: ParsedCycleInput): Pick<Activities, 'callModel' | 'runTool'> {
   const { callModel } = proxyActivities<Activities>(modelActivityOptions(input.maxAttempts));
@@ -107,5 +116,15 @@ export class CycleRun {
       this.state = applyArchive(this.state, cut, id);
       this.archived.push({ section: cut.section, id, chars: cut.removed.length });
     }
+    await this.archiveCompletedTasks();
+  }
+
+  /** Moves the oldest completed tasks to the store once there are too many; histories from before replay without. */
+  async archiveCompletedTasks(): Promise<void> {
+    const cut = planCompletedArchive(this.state);
+    if (!cut || !patched(COMPLETED_TASKS_ARCHIVE_PATCH)) return;
+    const id = await this.archiver('completed_tasks', cut.removed);
+    this.state = applyCompletedArchive(this.state, cut, id);
+    this.archived.push({ section: 'completed_tasks', id, chars: cut.removed.length });
   }
 }

@@ -56,7 +56,7 @@ describe("seed 002's synthetic observation", () => {
     expect(isStoredObservation(synthetic)).toBe(true);
   });
 
-  it('stays under 1.5 KB for multi-byte, escape-heavy and huge-metadata observations', () => {
+  it('stays within SYNTHETIC_MAX_BYTES for multi-byte, escape-heavy and huge-metadata observations', () => {
     const cases: Observation[] = [
       { ok: true, result: '日本語のテキスト😀'.repeat(5000) },
       { ok: true, result: JSON.stringify({ a: '"quoted"\\', b: ['\u0001\u0002'] }).repeat(2000) },
@@ -77,7 +77,7 @@ describe("seed 002's synthetic observation", () => {
       const synthetic = synthesize(observation);
       expect(observationBytes(synthetic)).toBeLessThanOrEqual(SYNTHETIC_MAX_BYTES);
       expect(synthetic.summary).toMatch(/\[\.\.\. \d+ characters omitted \.\.\.\]/);
-      // A note keeps it whole: it fits the 1500-character cut.
+      // A note keeps it whole: a synthetic observation is exempt from the 1500-character cut.
       expect(toolNote('fs_read', {}, synthetic)).toContain(observationText(synthetic));
     }
   });

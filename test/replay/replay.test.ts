@@ -57,6 +57,18 @@ describe('saved histories replay against the current workflow code', () => {
     }
   });
 
+  it('covers both paths of the completed-task archive patch', () => {
+    const activities = (file: string) =>
+      (load(file).events ?? []).map((event) => event.activityTaskScheduledEventAttributes?.activityType?.name);
+    const markers = (file: string) =>
+      (load(file).events ?? []).filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_patch');
+    // Recorded before the patch, from the same 50 completed tasks: `done` archived nothing.
+    expect(activities('agent-cycle-completed-tasks-before-archive.json')).not.toContain('archiveContent');
+    expect(markers('agent-cycle-completed-tasks-before-archive.json')).toHaveLength(0);
+    expect(activities('agent-cycle-archive-completed-tasks.json')).toContain('archiveContent');
+    expect(markers('agent-cycle-archive-completed-tasks.json')).toHaveLength(1);
+  });
+
   it('an edited history raises DeterminismViolationError', async () => {
     const history = load('agent-cycle-completed.json');
     // The second activity the cycle schedules is the echo tool; claim the workflow asked for a model call instead.

@@ -147,7 +147,7 @@ describe('large observations on the dev server (seed 002)', () => {
       (request) => ({
         tool: 'done',
         args: {
-          summary: `Errors: ${[...new Set(prompt(request).match(/ERROR [^"\\]+/g))].sort().join('; ')}`,
+          summary: `Errors: ${[...new Set(prompt(request).match(/ERROR [^"\\\n]+/g))].sort().join('; ')}`,
         },
       }),
     ]);
@@ -162,9 +162,8 @@ describe('large observations on the dev server (seed 002)', () => {
     // The summary shows the last 500 characters; the earlier error is only reachable by reading.
     expect(prompt(second)).toContain('LAST_CRITICAL_EVENT');
     expect(prompt(second)).not.toContain('DISK_ALMOST_FULL');
-    const readNote = prompt(third)
-      .split('\n')
-      .find((line) => line.startsWith('[TOOL] scratchpad_read('));
+    // A read's note is its fields, then the slice as it is, on the lines after.
+    const readNote = prompt(third).slice(prompt(third).indexOf('\n[TOOL] scratchpad_read('));
     expect(readNote).toContain('ERROR 2026-04-26 23:58:00 DISK_ALMOST_FULL');
     expect(readNote).toContain('ERROR 2026-04-26 23:59:59 LAST_CRITICAL_EVENT');
     expect(result.after.completed_tasks.at(-1)).toEqual({

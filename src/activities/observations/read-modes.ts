@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { READ_DEFAULT_CHARS, READ_MAX_BYTES, READ_MAX_CHARS } from '../../core/observation';
+import { READ_DEFAULT_CHARS, READ_FULL_MAX_CHARS, READ_MAX_BYTES, READ_MAX_CHARS } from '../../core/observation';
 import type { TOOL_ARGS } from '../../core/tools';
 import { grepText } from './grep';
 import { ReadError } from './read-error';
@@ -20,20 +20,23 @@ interface Span {
   truncated: boolean;
 }
 
-/** The `[start, end)` span a character or byte mode asks for, clamped to `length` and to `max` units. */
-function spanOf(args: ReadArgs, length: number, unit: string, max: number): Span {
+/**
+ * The `[start, end)` span a character or byte mode asks for, clamped to `length` and to `max` units; `full`
+ * serves up to `fullMax` units whole.
+ */
+function spanOf(args: ReadArgs, length: number, unit: string, max: number, fullMax = max): Span {
   const mode = args.mode ?? 'head';
   const n = args.n ?? Math.min(READ_DEFAULT_CHARS, max);
   let start: number;
   let end: number;
   if (mode === 'full') {
-    if (length > max) {
+    if (length > fullMax) {
       throw new ReadError(
-        `the entry has ${length} ${unit}, more than one full read returns (${max}); use head, tail or range` +
+        `the entry has ${length} ${unit}, more than one full read returns (${fullMax}); use head, tail or range` +
           (unit === 'characters' ? ', lines or grep' : ''),
       );
     }
-    [start, end] = [0, length];
+    return { start: 0, end: length, truncated: false };
   } else if (mode === 'head') {
     [start, end] = [0, n];
   } else if (mode === 'tail') {
@@ -61,8 +64,11 @@ function sliceFields(span: Span, total: Record<string, number>, unit: 'character
   };
 }
 
-/** Reads text by characters (code points), lines or grep, per seed 002's modes and their extensions. */
-export function readText(view: TextView, args: ReadArgs): ReadSlice {
+/**
+ * Reads text by characters (code points), lines or grep, per seed 002's modes and their extensions; `full` returns
+ * up to `fullMax` characters (seed 002: "under the threshold or a little above").
+ */
+export function readText(view: TextView, args: ReadArgs, fullMax = READ_FULL_MAX_CHARS): ReadSlice {
   const mode = args.mode ?? 'head';
   if (mode === 'lines') return readLines(view, args);
   if (mode === 'grep') {
@@ -75,7 +81,7 @@ export function readText(view: TextView, args: ReadArgs): ReadSlice {
       maxChars: READ_MAX_CHARS,
     });
   }
-  const span = spanOf(args, view.length, 'characters', READ_MAX_CHARS);
+  const span = spanOf(args, view.length, 'characters', READ_MAX_CHARS, Math.min(fullMax, READ_FULL_MAX_CHARS));
   return {
     fields: sliceFields(span, { total_chars: view.length }, 'characters'),
     result: view.slice(span.start, span.end),

@@ -1,19 +1,20 @@
 import { createHash } from 'node:crypto';
-import type { Observation } from '../../core/observation';
+import { type Observation, STORED_NOTE_CHARS } from '../../core/observation';
 import type { EntryKind } from './entry';
 import type { EntryContent } from './content-cache';
 import { TextView, pairSafeOffset } from './text-view';
 
 /** Seed 002's summary: this many characters of the start and of the end. */
 export const SUMMARY_EDGE_CHARS = 500;
-/** The synthetic observation stays under this many bytes of JSON, whatever the size of what it stands for. */
-export const SYNTHETIC_MAX_BYTES = 1500;
+/** The synthetic observation stays within this many bytes of JSON (under 2 KB), whatever it stands for. */
+export const SYNTHETIC_MAX_BYTES = STORED_NOTE_CHARS;
 /** Seed 002's note to the model. */
 export const SYNTHETIC_NOTE =
   'Large observation saved in scratchpad. To read it in full or partially, use the scratchpad_read tool.';
 
 const METADATA_VALUE_CHARS = 200;
-const METADATA_MAX_BYTES = 500;
+// Small enough that 150 four-byte characters on each side of the summary still fit.
+const METADATA_MAX_BYTES = 300;
 const ERROR_CHARS = 300;
 
 /** Bytes of an observation's JSON: what seed 002 compares with the offload threshold. */
@@ -50,8 +51,8 @@ export interface StoredFacts {
 
 /**
  * Seed 002's synthetic observation: ok, scratchpad_id, size_bytes, kind, summary, metadata (the observation's
- * other fields) and _note. Head and tail shrink below 500 characters only when multi-byte or escaped characters
- * would push it over {@link SYNTHETIC_MAX_BYTES}.
+ * other fields) and _note. The summary is a balanced head and tail of whole code points: 500 + 500 when they fit
+ * {@link SYNTHETIC_MAX_BYTES}, otherwise as many on each side as fit, for any script.
  */
 export function syntheticObservation(facts: StoredFacts, content: EntryContent, observation: Observation): Observation {
   const { ok, result: _result, error, ...rest } = observation;
@@ -67,15 +68,19 @@ export function syntheticObservation(facts: StoredFacts, content: EntryContent, 
     facts.step === null
       ? SYNTHETIC_NOTE
       : `${SYNTHETIC_NOTE} To pass its full content to another tool, write {{step${facts.step}.content}} in its arguments.`;
-  let edge = SUMMARY_EDGE_CHARS;
-  for (;;) {
-    const summary = content instanceof TextView ? headTailSummary(content, edge, edge) : binarySummary(content);
-    const synthetic = { ...base, summary, metadata, _note: note };
-    const excess = observationBytes(synthetic) - SYNTHETIC_MAX_BYTES;
-    if (excess <= 0 || edge === 0 || !(content instanceof TextView)) return synthetic;
-    // Each character dropped from both edges saves at least two bytes.
-    edge = Math.max(0, edge - Math.ceil(excess / 2));
+  const build = (summary: string): Observation => ({ ...base, summary, metadata, _note: note });
+  if (!(content instanceof TextView)) return build(binarySummary(content));
+  const fits = (edge: number): boolean =>
+    observationBytes(build(headTailSummary(content, edge, edge))) <= SYNTHETIC_MAX_BYTES;
+  // Bytes grow with the edge, so a binary search finds the widest balanced summary that fits.
+  let low = 0;
+  let high = SUMMARY_EDGE_CHARS;
+  while (low < high) {
+    const middle = (low + high + 1) >> 1;
+    if (fits(middle)) low = middle;
+    else high = middle - 1;
   }
+  return build(headTailSummary(content, low, low));
 }
 
 function cut(text: string, chars: number): string {

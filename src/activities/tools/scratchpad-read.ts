@@ -39,7 +39,8 @@ export async function scratchpadRead(call: ToolCallInput, runtime: ObservationRu
   const content = await loadContent(runtime, entry);
   if (content === undefined) return missing(id);
   try {
-    const slice = content instanceof TextView ? readText(content, args) : readBinary(content, args);
+    const slice =
+      content instanceof TextView ? readText(content, args, 2 * runtime.offloadBytes) : readBinary(content, args);
     return {
       ok: true,
       scratchpad_id: id,
