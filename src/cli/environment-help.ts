@@ -3,7 +3,8 @@ import { EnvSchema } from '../config';
 function defaultOf(schema: { def: { type: string; defaultValue?: unknown } }): string | undefined {
   if (schema.def.type !== 'default') return undefined;
   const value = schema.def.defaultValue;
-  return Array.isArray(value) ? value.join(',') : String(value);
+  if (Array.isArray(value)) return value.length > 0 ? value.join(',') : 'empty';
+  return String(value);
 }
 
 /** The `Environment:` section of `scratchpad --help`, one line per variable of the config schema. */

@@ -22,7 +22,7 @@ describe('scratchpad --help', () => {
     expect(environment).toMatch(
       /^ {2}SCRATCHPAD_SHELL_ALLOW +programs the shell tool may run, comma-separated \(default echo,date,/m,
     );
-    expect(environment).toMatch(/^ {2}SCRATCHPAD_FETCH_ALLOW +.*\(default localhost,127\.0\.0\.1\)$/m);
+    expect(environment).toMatch(/^ {2}SCRATCHPAD_FETCH_ALLOW +.*\(default empty\)$/m);
     expect(environment).toMatch(/^ {2}SCRATCHPAD_OFFLOAD_BYTES +.*\(default 4096\)$/m);
     expect(help).toContain('Exit codes: 0 success');
   });
