@@ -71,6 +71,10 @@ export const TOOL_ARGS = {
     )
     .strict(),
   done: z.object({ summary: z.string().describe('What was accomplished') }),
+  plan: z.object({
+    stages: z.array(z.string()).describe('The stages, in order; each a short instruction touching a few files'),
+    scratchpad: z.unknown().optional().describe('Run-local notes, e.g. {plan, done, next, notes}'),
+  }),
 } as const;
 
 export type ToolName = keyof typeof TOOL_ARGS;
@@ -95,6 +99,7 @@ export const TOOL_DESCRIPTIONS: Record<ToolName, string> = {
     'identity_boundaries, understanding_known, understanding_believed, understanding_unknown, trajectory_now, trajectory_path, trajectory_later, ' +
     'workspace, self_confidence (HIGH|MEDIUM|LOW - why), self_attention, self_flags.',
   done: 'Finish the current task with a summary; the next pending action becomes the current task.',
+  plan: 'Record the plan of a staged run: its stages in order. Writes nothing.',
 };
 
 /** Tools executed by the `runTool` activity (everything but the scratchpad's own verbs). */

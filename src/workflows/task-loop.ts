@@ -11,10 +11,12 @@ export async function runTaskLoop(run: CycleRun): Promise<CycleOutcome> {
   for (let iteration = 1; iteration <= input.maxIterations; iteration++) {
     run.iterations = iteration;
     const directives = run.directivesFor(iteration);
-    const prompt = buildCyclePrompt(run.state, { iteration, maxIterations: input.maxIterations, directives });
+    const prompt = run.decoratePrompt(
+      buildCyclePrompt(run.state, { iteration, maxIterations: input.maxIterations, directives }),
+    );
     const workTools = run.workTools();
     const response = await run.callModel({
-      system: 'cycle',
+      system: input.system,
       messages: [{ role: 'user', content: prompt }],
       tools: [...workTools, 'update_scratchpad', 'done'],
       toolChoice: 'any',
