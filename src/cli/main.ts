@@ -19,6 +19,7 @@ import { cycleCommand } from './commands/cycle';
 import { demoCommand } from './commands/demo';
 import { replayCommand } from './commands/replay';
 import { registerScheduleCommands } from './commands/schedule';
+import { registerStagedCommands } from './commands/staged-program';
 import { devCommand, serverStopCommand, setupCommand, workerCommand } from './commands/serve';
 import { STATES, type StateName, showCommand } from './commands/show';
 import { timelineCommand } from './commands/timeline';
@@ -39,7 +40,8 @@ Environment:
   SCRATCHPAD_OBSERVATIONS  observation store: a SQLite file (default <data dir>/observations.db) or redis://HOST:PORT
   SCRATCHPAD_LOG_LEVEL  worker log level (default WARN)
 
-Exit codes: 0 success; 1 error; 2 bad usage; 3 cycle outcome "failed"; 4 cycle outcome "max_iterations".`;
+Exit codes: 0 success; 1 error; 2 bad usage; 3 cycle outcome "failed"; 4 cycle outcome "max_iterations";
+5 staged run "unverified" (see scratchpad staged --help).`;
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
@@ -248,6 +250,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .description('stop it')
     .action(run(serverStopCommand));
   registerScheduleCommands(program, run);
+  registerStagedCommands(program, run);
   return program;
 }
 

@@ -11,7 +11,7 @@ function quoted(value: string): string {
 }
 
 /** The highest n of the agent's `staged/<agentId>/<n>` runs that visibility knows of; 0 when none. */
-async function lastStagedNumber(client: Client, agentId: string): Promise<number> {
+export async function lastStagedNumber(client: Client, agentId: string): Promise<number> {
   let highest = 0;
   const query = `WorkflowType = 'stagedTask' AND AgentId = ${quoted(agentId)}`;
   for await (const execution of client.workflow.list({ query })) {
@@ -20,9 +20,12 @@ async function lastStagedNumber(client: Client, agentId: string): Promise<number
   return highest;
 }
 
-/** Starts the agent's next staged run, `staged/<agentId>/<n>`, stepping past ids visibility had not yet shown. */
-export async function startStaged(client: Client, taskQueue: string, input: StagedInput) {
-  let n = (await lastStagedNumber(client, input.agentId)) + 1;
+/**
+ * Starts the agent's staged run `staged/<agentId>/<n>`: the given n, or the next one, stepping past ids visibility
+ * had not yet shown.
+ */
+export async function startStaged(client: Client, taskQueue: string, input: StagedInput, given?: number) {
+  let n = given ?? (await lastStagedNumber(client, input.agentId)) + 1;
   for (let tries = 0; ; tries++) {
     try {
       return await client.workflow.start<StagedTaskWorkflow>('stagedTask', {
@@ -32,7 +35,7 @@ export async function startStaged(client: Client, taskQueue: string, input: Stag
         typedSearchAttributes: new TypedSearchAttributes([{ key: agentIdKey, value: input.agentId }]),
       });
     } catch (error) {
-      if (!(error instanceof WorkflowExecutionAlreadyStartedError) || tries >= 20) throw error;
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError) || given !== undefined || tries >= 20) throw error;
       n++;
     }
   }
