@@ -54,7 +54,8 @@ const KEPT_CYCLES = 50;
 const KEPT_DIRECTIVES = 100;
 
 type Work =
-  { kind: 'chat'; message: string } | { kind: 'task'; trigger: Trigger; maxIterations?: number; model?: string };
+  | { kind: 'chat'; message: string }
+  | { kind: 'task'; trigger: Trigger; maxIterations?: number; model?: string; priorScratchpad?: string };
 type WorkItem = Work & { id: number };
 
 interface Finished {
@@ -175,9 +176,9 @@ export async function agent(rawInput: AgentInput): Promise<void> {
   setHandler(
     runCycleUpdate,
     async (args) => {
-      const { tasks, maxIterations, model } = RunCycleArgsSchema.parse(args);
+      const { tasks, maxIterations, model, priorScratchpad } = RunCycleArgsSchema.parse(args);
       if (tasks.length > 0) await mutated(() => (scratchpad = enqueueTasks(scratchpad, tasks)));
-      return (await enqueueWork({ kind: 'task', trigger: 'task', maxIterations, model })).record;
+      return (await enqueueWork({ kind: 'task', trigger: 'task', maxIterations, model, priorScratchpad })).record;
     },
     { validator: (args) => validate(RunCycleArgsSchema, args) },
   );
@@ -274,6 +275,7 @@ export async function agent(rawInput: AgentInput): Promise<void> {
       twoPhase: settings.twoPhase,
       budgetChars: settings.budgetChars,
       directives,
+      ...(item.kind === 'task' && item.priorScratchpad ? { priorScratchpad: item.priorScratchpad } : {}),
     };
     forwarded = [];
     running = { cycleId, trigger };

@@ -4,6 +4,8 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { ScriptEntry } from '../../src/activities/model/scripted';
 import { previousScratchpad, startStaged } from '../../src/client/staged-client';
+import { updateAgent } from '../../src/client/agent-client';
+import { runCycleUpdate } from '../../src/common/agent-messages';
 import { cycleOutcomeKey } from '../../src/common/search-attributes';
 import { NO_OP_CORRECTION } from '../../src/core/staged';
 import type { StagedInput, StagedResult } from '../../src/core/staged-input';
@@ -206,5 +208,30 @@ describe('stagedTask: caps and the prior scratchpad', () => {
     expect(first.id).toBe(`staged/${agent}/1`);
     expect(second.id).toBe(`staged/${agent}/2`);
     expect(userMessages(worker)[2]?.endsWith('## Prior scratchpad\n\n{"next":"write y"}')).toBe(true);
+  });
+
+  it('cycle: the prior scratchpad reaches an agent cycle, and "last" reads the notes a cycle left', async () => {
+    const agent = agentId();
+    const worker = await scriptedWorker(
+      env,
+      bundle,
+      [write('n.txt', 'n', { next: 'from a cycle' }), done, done],
+      'staged-cycle-prior',
+    );
+    const target = { agentId: agent, taskQueue: worker.taskQueue };
+    const prior = await worker.worker.runUntil(async () => {
+      await updateAgent(env.client, target, runCycleUpdate, [{ tasks: ['write n.txt'], priorScratchpad: 'P1' }]);
+      let found = '';
+      for (let tries = 0; tries < 50 && found === ''; tries++) {
+        found = await previousScratchpad(env.client, agent);
+        if (found === '') await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      await updateAgent(env.client, target, runCycleUpdate, [{ tasks: ['again'], priorScratchpad: found }]);
+      return found;
+    });
+    expect(prior).toBe('{"next":"from a cycle"}');
+    const messages = userMessages(worker);
+    expect(messages[0]?.endsWith('## Prior scratchpad\n\nP1')).toBe(true);
+    expect(messages[2]?.endsWith('## Prior scratchpad\n\n{"next":"from a cycle"}')).toBe(true);
   });
 });
