@@ -10,7 +10,7 @@ export interface Action {
 export type ParsedAction = { ok: true; action: Action } | { ok: false; error: string };
 
 /** Scans for balanced `{...}` spans outside of JSON strings. */
-function objectSpans(text: string): string[] {
+export function objectSpans(text: string): string[] {
   const spans: string[] = [];
   let depth = 0;
   let start = -1;

@@ -73,6 +73,7 @@ export class CycleRun {
   }
 
   async runTool(action: Action, step: number): Promise<Observation> {
+    if (action.tool === 'write_files') return this.writeFiles(action, step);
     const path = action.tool === 'fs_write' && typeof action.args.path === 'string' ? action.args.path : undefined;
     const refusal = path === undefined ? undefined : this.pathCapRefusal(path);
     if (refusal !== undefined) return { ok: false, error: refusal };
@@ -83,6 +84,19 @@ export class CycleRun {
       this.touchedPaths.push(normalizePath(path));
     }
     return observation;
+  }
+
+  /** Seed 004's envelope writes several files in one reply: each is an `fs_write`, under the same path cap. */
+  private async writeFiles(action: Action, step: number): Promise<Observation> {
+    const files = Array.isArray(action.args.files) ? (action.args.files as unknown[]).slice(0, 10) : [];
+    if (files.length === 0) return { ok: false, error: 'write_files needs "files": [{"path": ..., "content": ...}]' };
+    const results: string[] = [];
+    for (const file of files) {
+      const { path, content } = (file ?? {}) as { path?: unknown; content?: unknown };
+      const observation = await this.runTool({ tool: 'fs_write', args: { path, content } }, step);
+      results.push(observation.ok ? String(observation.result) : `${String(path)}: ${observation.error ?? 'failed'}`);
+    }
+    return { ok: true, result: results.join('\n') };
   }
 
   private pathCapRefusal(path: string): string | undefined {

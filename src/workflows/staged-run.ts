@@ -22,7 +22,7 @@ import { modelActivityOptions } from './activity-options';
 import type { agentCycle } from './agent-cycle';
 
 /** Tools a stage is offered: reading and writing files, so the path cap sees every change. */
-const STAGE_TOOLS = ['fs_read', 'fs_write'];
+const STAGE_TOOLS = ['fs_read', 'fs_write', 'write_files'];
 /** The plan-only turn offers only this: nothing that writes. */
 export const PLAN_TOOLS = ['plan'];
 

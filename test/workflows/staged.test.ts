@@ -103,7 +103,8 @@ describe('stagedTask: the seed 004 rounds of being fooled', () => {
     const [plan, ...stages] = worker.model.requests;
     expect(plan?.system).toBe('staged_plan');
     expect(plan?.tools).toEqual(['plan']);
-    for (const request of stages) expect(request.tools).toEqual(['fs_read', 'fs_write', 'update_scratchpad', 'done']);
+    for (const request of stages)
+      expect(request.tools).toEqual(['fs_read', 'fs_write', 'write_files', 'update_scratchpad', 'done']);
 
     const messages = userMessages(worker);
     // Stage 1's exchange (its write and the tool's answer) is in stage 1's second request only.
@@ -165,6 +166,21 @@ describe('stagedTask: caps and the prior scratchpad', () => {
     expect(result.stages[0]).toMatchObject({ touchedPaths: ['a.txt', 'b.txt', 'c.txt'], refusedPaths: ['d.txt'] });
     expect(fs.existsSync(path.join(worker.tools.sandboxRoot, 'd.txt'))).toBe(false);
     expect(userMessages(worker)[5]).toContain('refused: this stage may touch at most 3 paths');
+  });
+
+  it('applies the cap to each file of an envelope-style write_files', async () => {
+    const files = ['a', 'b', 'c', 'd'].map((name) => ({ path: `${name}.txt`, content: name }));
+    const worker = await scriptedWorker(
+      env,
+      bundle,
+      [{ tool: 'write_files', args: { files, scratchpad: 'four files' } }, done],
+      'staged-write-files',
+    );
+    const { result } = await run(worker, { staged: false });
+    expect(result.stages[0]).toMatchObject({ touchedPaths: ['a.txt', 'b.txt', 'c.txt'], refusedPaths: ['d.txt'] });
+    expect(fs.existsSync(path.join(worker.tools.sandboxRoot, 'd.txt'))).toBe(false);
+    expect(userMessages(worker)[1]).toContain('d.txt: refused: this stage may touch at most 3 paths');
+    expect(result.scratchpad).toBe('four files');
   });
 
   it('puts the prior scratchpad at the bottom, cut at 2,000 characters; absent when empty', async () => {
