@@ -12,21 +12,17 @@ import { cycleOutcomeKey } from '../common/search-attributes';
 import { failureMessage } from '../common/failure';
 import { StagedRun } from './staged-run';
 
-function parseInput(raw: StagedInput): ParsedStagedInput {
-  const parsed = StagedInputSchema.safeParse(raw);
-  if (!parsed.success) {
-    throw ApplicationFailure.nonRetryable(`invalid staged input: ${parsed.error.message}`, 'StagedError.BadInput');
-  }
-  return parsed.data;
-}
-
 /**
  * Seed 004's staged run: an optional plan-only turn, then each stage as a child cycle with fresh context and a cap
  * on touched paths, no-op stages corrected, then verification and bounded repairs. The model's "done" is never the
  * outcome: `verified` needs a verification that ran and passed.
  */
 export async function stagedTask(rawInput: StagedInput): Promise<StagedResult> {
-  const input = parseInput(rawInput);
+  const parsed = StagedInputSchema.safeParse(rawInput);
+  // A ZodError thrown would fail the workflow task forever; a bad input fails the workflow instead.
+  if (!parsed.success)
+    throw ApplicationFailure.nonRetryable(`invalid staged input: ${parsed.error.message}`, 'StagedError.BadInput');
+  const input: ParsedStagedInput = parsed.data;
   const runId = workflowInfo().workflowId;
   const run = new StagedRun(input, runId);
   const staged = shouldStage(input.task, input.staged);

@@ -71,6 +71,19 @@ describe('stagedTask: the seed 004 rounds of being fooled', () => {
     expect(fs.readFileSync(path.join(worker.tools.sandboxRoot, 'sum.js'), 'utf8')).toBe(SUM);
   });
 
+  it('a stage whose cycle fails ends the run failed, with the reason', async () => {
+    const worker = await scriptedWorker(
+      env,
+      bundle,
+      [{ error: { type: 'ModelError.Auth', message: '401 invalid api key', nonRetryable: true } }],
+      'staged-stage-failed',
+    );
+    const { result } = await run(worker, { staged: false, verify: 'true' });
+    expect(result.outcome).toBe('failed');
+    expect(result.reason).toMatch(/^stage-1 failed: .*401 invalid api key/);
+    expect(result.verifications).toEqual([]);
+  });
+
   it('a stage that keeps changing nothing is corrected a bounded number of times', async () => {
     const worker = await scriptedWorker(env, bundle, [done, done, done], 'staged-noop-bounded');
     const { result } = await run(worker, { staged: false, maxCorrections: 2 });
