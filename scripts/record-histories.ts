@@ -20,6 +20,7 @@ import { defaultScratchpad, enqueueTasks } from '../src/core/scratchpad';
 import { MAX_COMPLETED_TASKS } from '../src/core/state-caps';
 import { startDevServer } from '../src/dev-server/dev-server';
 import { agentIdKey } from '../src/common/search-attributes';
+import { startStaged } from '../src/client/staged-client';
 import { WORKFLOWS_PATH, workerSinks } from '../src/worker/worker';
 import {
   directiveSignal,
@@ -174,7 +175,36 @@ const RECORDINGS: Recording[] = [
       };
     },
   },
+  {
+    // Seed 004: plan, a no-op stage corrected, a failing verification, a repair, a passing verification.
+    name: 'staged-task-repaired',
+    script: [
+      { tool: 'plan', args: { stages: ['write a.txt'], scratchpad: { next: 'a.txt' } } },
+      { tool: 'done', args: { summary: 'claims done, wrote nothing' } },
+      { tool: 'fs_write', args: { path: 'a.txt', content: 'a\n', scratchpad: { done: ['a.txt'] } } },
+      { tool: 'done', args: { summary: 'wrote a.txt' } },
+      { tool: 'fs_write', args: { path: 'b.txt', content: 'b\n' } },
+      { tool: 'done', args: { summary: 'wrote b.txt' } },
+    ],
+    async run({ client }, taskQueue) {
+      const agentId = 'replay-staged-task';
+      const input = { agentId, task: 'Write a.txt and b.txt', staged: true, verify: 'test -f a.txt && test -f b.txt' };
+      const handle = await startStaged(client, taskQueue, input, 1);
+      await handle.result();
+      return {
+        'staged-task-repaired': { workflowId: handle.workflowId },
+        'staged-task-stage-cycle': { workflowId: `${handle.workflowId}/stage-1-retry-1` },
+      };
+    },
+  },
 ];
+
+/** `RECORD_ONLY=name,name` records just those, leaving every other saved history as it is. */
+/** Names on the command line (or in RECORD_ONLY) record only those, so existing histories are not overwritten. */
+function selected(): Recording[] {
+  const only = [...process.argv.slice(2), ...(process.env.RECORD_ONLY?.split(',') ?? [])].map((name) => name.trim());
+  return only.length > 0 ? RECORDINGS.filter((recording) => only.includes(recording.name)) : RECORDINGS;
+}
 
 async function record(session: Session, recording: Recording): Promise<void> {
   const model = new ScriptedProvider(recording.script, recording.name);
@@ -211,12 +241,7 @@ async function main(): Promise<void> {
   const client = new Client({ connection: await Connection.connect({ address: server.address }) });
   const sandboxRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'record-sandbox-'));
   try {
-    // Names on the command line record only those, so existing histories are not overwritten.
-    const only = process.argv.slice(2);
-    for (const recording of RECORDINGS) {
-      if (only.length === 0 || only.includes(recording.name))
-        await record({ client, connection, sandboxRoot }, recording);
-    }
+    for (const recording of selected()) await record({ client, connection, sandboxRoot }, recording);
   } finally {
     await connection.close();
     await server.stop();

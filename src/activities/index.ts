@@ -7,6 +7,7 @@ import { createObservationRuntime } from './observations/runtime';
 import type { ModelProvider } from './model/provider';
 import { runObservedTool } from './observation-tool';
 import type { ToolOptions } from './tools/types';
+import { type VerificationRequest, runVerification } from './verification';
 import { createWakeAgent } from './wake-agent';
 import { ModelError } from '../common/failure-types';
 
@@ -73,6 +74,11 @@ export function createActivities(dependencies: ActivityDependencies) {
         ttlSeconds: null,
       });
       return { id: entry.id };
+    },
+
+    /** Seed 004: runs a staged run's verification command confined in the sandbox; large output is offloaded. */
+    async runVerification(request: VerificationRequest) {
+      return runVerification(request, dependencies.tools.sandboxRoot, observations);
     },
 
     /** Wakes an agent for its schedule (signal-with-start), which the workflow cannot do itself. */

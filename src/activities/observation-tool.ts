@@ -24,7 +24,7 @@ export async function runObservedTool(
   tools: ToolOptions,
   runtime: ObservationRuntime,
 ): Promise<Observation> {
-  return record(call, await produce(call, tools, runtime), runtime);
+  return recordObservation(call, await produce(call, tools, runtime), runtime);
 }
 
 async function produce(call: ToolCallInput, tools: ToolOptions, runtime: ObservationRuntime): Promise<Observation> {
@@ -46,9 +46,9 @@ async function stepObservation(
   return rebuildObservation(entry, content instanceof TextView ? content.text : content);
 }
 
-// Every observation is stored (references reach small ones too); only a large one is replaced. A read's result is
+// Every observation is stored (references reach small ones too); only a large one is replaced. Verification uses it too. A read's result is
 // already a bounded slice, and offloading it again would only hide what the model asked to see.
-async function record(
+export async function recordObservation(
   call: ToolCallInput,
   observation: Observation,
   runtime: ObservationRuntime,

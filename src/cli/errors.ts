@@ -5,6 +5,8 @@ export const EXIT = {
   usage: 2,
   cycleFailed: 3,
   maxIterations: 4,
+  /** A staged run whose stages finished but whose work no verification checked (seed 004). */
+  unverified: 5,
 } as const;
 
 /** An error the CLI reports in one message, without a stack trace. */
@@ -23,4 +25,11 @@ export function outcomeExitCode(result: { outcome: 'completed' | 'max_iterations
   if (result.outcome === 'failed') return EXIT.cycleFailed;
   if (result.outcome === 'max_iterations') return EXIT.maxIterations;
   return EXIT.ok;
+}
+
+/** The documented exit code of a staged run: 0 verified, 3 failed, 5 unverified (done, but nothing checked it). */
+export function stagedExitCode(result: { outcome: 'verified' | 'unverified' | 'failed' }): number {
+  if (result.outcome === 'verified') return EXIT.ok;
+  if (result.outcome === 'unverified') return EXIT.unverified;
+  return EXIT.cycleFailed;
 }

@@ -3,6 +3,7 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { Command, CommanderError } from 'commander';
 import { LOG_LEVELS } from '../config';
 import { registerScheduleCommands } from './commands/schedule';
+import { registerStagedCommands } from './commands/staged-program';
 import { environmentHelp } from './environment-help';
 import { CliError, EXIT } from './errors';
 import { registerAgentCommands } from './groups/agent';
@@ -10,7 +11,8 @@ import { registerCycleCommands } from './groups/cycles';
 import { registerServerCommands } from './groups/server';
 
 const EXIT_HELP = `
-Exit codes: 0 success; 1 error; 2 bad usage; 3 cycle outcome "failed"; 4 cycle outcome "max_iterations".`;
+Exit codes: 0 success; 1 error; 2 bad usage; 3 cycle outcome "failed"; 4 cycle outcome "max_iterations";
+5 staged run "unverified" (see scratchpad staged --help).`;
 
 /** Builds the `scratchpad` program; each action resolves to an exit code. */
 export function buildProgram(setExitCode: (code: number) => void): Command {
@@ -27,6 +29,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
   registerServerCommands(program, run);
   registerCycleCommands(program, run);
   registerAgentCommands(program, run);
+  registerStagedCommands(program, run);
   registerScheduleCommands(program, run);
   return program;
 }

@@ -40,3 +40,21 @@ export function parseAgentScheduleId(scheduleId: string): { agentId: string; nam
   const match = SCHEDULE_ID.exec(scheduleId);
   return match ? { agentId: match[1] as string, name: match[2] as string } : undefined;
 }
+
+const STAGED_ID = /^staged\/([^/]+)\/(\d+)$/;
+
+/** `staged/<agentId>/<n>`: the agent's n-th staged run (seed 004). */
+export function stagedWorkflowId(agentId: string, n: number): string {
+  return `staged/${agentId}/${n}`;
+}
+
+/** Splits `staged/<agentId>/<n>`; undefined for any other id (a stage's cycle included). */
+export function parseStagedWorkflowId(workflowId: string): { agentId: string; n: number } | undefined {
+  const match = STAGED_ID.exec(workflowId);
+  return match ? { agentId: match[1] as string, n: Number(match[2]) } : undefined;
+}
+
+/** `staged/<agentId>/<n>/<label>`: one stage's cycle of a staged run, e.g. `stage-2`, `repair-1`, `stage-2-retry-1`. */
+export function stageCycleId(stagedId: string, label: string): string {
+  return `${stagedId}/${label}`;
+}

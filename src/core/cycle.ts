@@ -37,6 +37,14 @@ export const CycleInputSchema = z.object({
   budgetChars: z.number().int().min(1000).max(200_000).default(DEFAULT_BUDGET_CHARS),
   /** Directives held for this cycle while no cycle was running. */
   directives: z.array(z.string()).default([]),
+  /** Seed 004: a prior scratchpad's text, appended at the bottom of the user message (cut, omitted when empty). */
+  priorScratchpad: z.string().max(1_000_000).optional(),
+  /** A staged run's stage: task, plan, this stage and notes, appended to the user message. */
+  stageContext: z.string().max(200_000).optional(),
+  /** Most distinct paths `fs_write` may touch in this cycle; a write to one more is refused. */
+  maxPaths: z.number().int().min(1).max(50).optional(),
+  /** System prompt: seed 000's cycle rules, or those plus seed 004's run-local scratchpad convention. */
+  system: z.enum(['cycle', 'staged']).default('cycle'),
 });
 export type CycleInput = z.input<typeof CycleInputSchema>;
 export type ParsedCycleInput = z.output<typeof CycleInputSchema>;
@@ -71,5 +79,10 @@ export const CycleResultSchema = z.object({
   usageByModel: z.record(z.string(), UsageSchema).default({}),
   /** Content moved out of the scratchpad to keep it within budget. */
   archived: z.array(z.object({ section: z.string(), id: z.string(), chars: z.number() })).default([]),
+  /** Paths `fs_write` wrote, and paths the path cap refused (seed 004). */
+  touchedPaths: z.array(z.string()).optional(),
+  refusedPaths: z.array(z.string()).optional(),
+  /** The model's run-local notes: the last `scratchpad` field of its tool arguments (seed 004). */
+  scratchpad: z.string().optional(),
 });
 export type CycleResult = z.input<typeof CycleResultSchema>;

@@ -30,7 +30,7 @@ function tooDeep(tool: string): { ok: false; error: string } {
 }
 
 /** Scans for balanced `{...}` spans outside of JSON strings. */
-function objectSpans(text: string): string[] {
+export function objectSpans(text: string): string[] {
   const spans: string[] = [];
   let depth = 0;
   let start = -1;

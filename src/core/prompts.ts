@@ -1,6 +1,7 @@
 import type { SystemPromptId } from './model';
 import { renderMarkdown } from './render';
 import type { Scratchpad } from './scratchpad';
+import { SCRATCHPAD_CONVENTION, STAGED_PLAN_SYSTEM, STAGED_SYSTEM_RULES } from './staged-prompts';
 
 /** Seed 000's agent rules; stable across iterations so providers can cache it. */
 export const CYCLE_SYSTEM = `You are an autonomous agent whose memory is a structured scratchpad, not a chat transcript.
@@ -51,6 +52,8 @@ export const SYSTEM_PROMPTS: Record<SystemPromptId, string> = {
   respond: RESPOND_SYSTEM,
   respond_single: RESPOND_SINGLE_SYSTEM,
   reflect: REFLECT_SYSTEM,
+  staged: `${CYCLE_SYSTEM}\n\n${STAGED_SYSTEM_RULES}\n\n${SCRATCHPAD_CONVENTION}`,
+  staged_plan: STAGED_PLAN_SYSTEM,
 };
 
 export interface CyclePromptContext {

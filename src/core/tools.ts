@@ -71,6 +71,18 @@ export const TOOL_ARGS = {
     )
     .strict(),
   done: z.object({ summary: z.string().describe('What was accomplished') }),
+  write_files: z.object({
+    files: z
+      .array(z.object({ path: z.string().describe('Path relative to the sandbox root'), content: z.string() }))
+      .min(1)
+      .max(10)
+      .describe('Files to write, each replaced whole'),
+    scratchpad: z.unknown().optional().describe('Run-local notes, e.g. {plan, done, next, notes}'),
+  }),
+  plan: z.object({
+    stages: z.array(z.string()).describe('The stages, in order; each a short instruction touching a few files'),
+    scratchpad: z.unknown().optional().describe('Run-local notes, e.g. {plan, done, next, notes}'),
+  }),
 } as const;
 
 export type ToolName = keyof typeof TOOL_ARGS;
@@ -95,6 +107,8 @@ export const TOOL_DESCRIPTIONS: Record<ToolName, string> = {
     'identity_boundaries, understanding_known, understanding_believed, understanding_unknown, trajectory_now, trajectory_path, trajectory_later, ' +
     'workspace, self_confidence (HIGH|MEDIUM|LOW - why), self_attention, self_flags.',
   done: 'Finish the current task with a summary; the next pending action becomes the current task.',
+  write_files: 'Write several files inside the sandbox at once (each like fs_write).',
+  plan: 'Record the plan of a staged run: its stages in order. Writes nothing.',
 };
 
 /** Tools executed by the `runTool` activity (everything but the scratchpad's own verbs). */

@@ -98,5 +98,8 @@ export async function agentCycle(rawInput: CycleInput): Promise<CycleResult> {
     directives: run.directives,
     usageByModel: run.usageByModel,
     archived: run.archived,
+    ...(run.touchedPaths.length > 0 || input.maxPaths !== undefined ? { touchedPaths: run.touchedPaths } : {}),
+    ...(run.refusedPaths.length > 0 ? { refusedPaths: run.refusedPaths } : {}),
+    ...(run.scratchpad !== undefined ? { scratchpad: run.scratchpad } : {}),
   };
 }

@@ -97,9 +97,9 @@ export class AgentHome {
   }
 
   async runCycle(args: unknown): Promise<CycleRecord> {
-    const { tasks, maxIterations, model } = RunCycleArgsSchema.parse(args);
+    const { tasks, maxIterations, model, priorScratchpad } = RunCycleArgsSchema.parse(args);
     if (tasks.length > 0) await this.mutated(() => (this.scratchpad = enqueueTasks(this.scratchpad, tasks)));
-    return (await this.queue.submit({ kind: 'task', trigger: 'task', maxIterations, model })).record;
+    return (await this.queue.submit({ kind: 'task', trigger: 'task', maxIterations, model, priorScratchpad })).record;
   }
 
   async enqueue(args: unknown): Promise<{ current_task: string | null; pending_actions: string[] }> {

@@ -25,6 +25,7 @@ export function cycleInputFor(
     mode: item.kind,
     ...(item.kind === 'chat' ? { message: item.message } : {}),
     maxIterations: (item.kind === 'task' && item.maxIterations) || settings.maxIterations,
+    ...(item.kind === 'task' && item.priorScratchpad ? { priorScratchpad: item.priorScratchpad } : {}),
     model: (item.kind === 'task' && item.model) || settings.model,
     reflectModel: settings.reflectModel,
     twoPhase: settings.twoPhase,

@@ -14,6 +14,7 @@ import type { Action } from '../core/parse-action';
 import { renderMarkdown } from '../core/render';
 import type { Scratchpad } from '../core/scratchpad';
 import { applyUpdate } from '../core/dispatcher';
+import { normalizePath, pathCapRefusal, scratchpadFromArgs, withPriorScratchpad } from '../core/staged';
 import { modelActivityOptions, toolActivityOptions } from './activity-options';
 import { timeline } from '../common/timeline-sink';
 
@@ -40,6 +41,9 @@ export class CycleRun {
   reply?: string;
   hasStoredObservations = false;
   readonly archived: { section: string; id: string; chars: number }[] = [];
+  /** Seed 004: paths `fs_write` wrote, and those the path cap refused. */
+  readonly touchedPaths: string[] = [];
+  readonly refusedPaths: string[] = [];
   private readonly inbox: string[] = [];
   private readonly shown: { text: string; iteration: number }[] = [];
   private readonly activities: Pick<Activities, 'callModel' | 'runTool'>;
@@ -78,10 +82,52 @@ export class CycleRun {
   }
 
   async runTool(action: Action, step: number): Promise<Observation> {
+    if (action.tool === 'write_files') return this.writeFiles(action, step);
+    const path = action.tool === 'fs_write' && typeof action.args.path === 'string' ? action.args.path : undefined;
+    const refusal = path === undefined ? undefined : this.pathCapRefusal(path);
+    if (refusal !== undefined) return { ok: false, error: refusal };
     const call = { cycleId: this.cycleId, agentId: this.input.agentId, step, name: action.tool, args: action.args };
     const observation = await this.activities.runTool(call);
     if (isStoredObservation(observation)) this.hasStoredObservations = true;
+    if (path !== undefined && observation.ok && !this.touchedPaths.includes(normalizePath(path))) {
+      this.touchedPaths.push(normalizePath(path));
+    }
     return observation;
+  }
+
+  /** Seed 004's envelope writes several files in one reply: each is an `fs_write`, under the same path cap. */
+  private async writeFiles(action: Action, step: number): Promise<Observation> {
+    const files = Array.isArray(action.args.files) ? (action.args.files as unknown[]).slice(0, 10) : [];
+    if (files.length === 0) return { ok: false, error: 'write_files needs "files": [{"path": ..., "content": ...}]' };
+    const results: string[] = [];
+    for (const file of files) {
+      const { path, content } = (file ?? {}) as { path?: unknown; content?: unknown };
+      const observation = await this.runTool({ tool: 'fs_write', args: { path, content } }, step);
+      results.push(observation.ok ? String(observation.result) : `${String(path)}: ${observation.error ?? 'failed'}`);
+    }
+    return { ok: true, result: results.join('\n') };
+  }
+
+  private pathCapRefusal(path: string): string | undefined {
+    if (this.input.maxPaths === undefined) return undefined;
+    const refusal = pathCapRefusal(this.touchedPaths, path, this.input.maxPaths);
+    if (refusal !== undefined) this.refusedPaths.push(normalizePath(path));
+    return refusal;
+  }
+
+  /** The user message with seed 004's additions: a staged run's stage context, then the prior scratchpad last. */
+  decoratePrompt(prompt: string): string {
+    const withStage = this.input.stageContext ? `${prompt}\n\n${this.input.stageContext}` : prompt;
+    return withPriorScratchpad(withStage, this.input.priorScratchpad);
+  }
+
+  /** The model's run-local notes: the last `scratchpad` field it put in any tool's arguments. */
+  get scratchpad(): string | undefined {
+    for (let index = this.trace.length - 1; index >= 0; index--) {
+      const notes = scratchpadFromArgs(this.trace[index]?.action?.args);
+      if (notes !== undefined) return notes;
+    }
+    return undefined;
   }
 
   /**

@@ -13,11 +13,13 @@ export async function runTaskLoop(run: CycleRun): Promise<CycleOutcome> {
   for (let iteration = 1; iteration <= input.maxIterations; iteration++) {
     run.iterations = iteration;
     const directives = run.directivesFor(iteration);
-    const prompt = buildCyclePrompt(run.state, { iteration, maxIterations: input.maxIterations, directives });
+    const prompt = run.decoratePrompt(
+      buildCyclePrompt(run.state, { iteration, maxIterations: input.maxIterations, directives }),
+    );
     const workTools = run.workTools();
     const tools = [...workTools, 'update_scratchpad', 'done'];
     const response = await run.callModel({
-      system: 'cycle',
+      system: input.system,
       messages: [{ role: 'user', content: prompt }],
       tools,
       toolChoice: 'any',

@@ -13,6 +13,9 @@ function load(file: string) {
   return historyFromJSON(JSON.parse(fs.readFileSync(path.join(HISTORIES, file), 'utf8')));
 }
 
+/** Workflows that name their children after their own id replay under that id, not the file name. */
+const WORKFLOW_IDS: Record<string, string> = { 'staged-task-repaired.json': 'staged/replay-staged-task/1' };
+
 let bundle: WorkflowBundleWithSourceMap;
 beforeAll(async () => {
   bundle = await bundleWorkflows();
@@ -24,7 +27,11 @@ describe('saved histories replay against the current workflow code', () => {
   });
 
   it.each(files)('%s replays clean', async (file) => {
-    await Worker.runReplayHistory({ workflowBundle: bundle, sinks: workerSinks() }, load(file), file);
+    await Worker.runReplayHistory(
+      { workflowBundle: bundle, sinks: workerSinks() },
+      load(file),
+      WORKFLOW_IDS[file] ?? file,
+    );
   });
 
   it('covers the agent workflow across a continue-as-new', () => {
@@ -67,6 +74,21 @@ describe('saved histories replay against the current workflow code', () => {
     expect(markers('agent-cycle-completed-tasks-before-archive.json')).toHaveLength(0);
     expect(activities('agent-cycle-archive-completed-tasks.json')).toContain('archiveContent');
     expect(markers('agent-cycle-archive-completed-tasks.json')).toHaveLength(1);
+  });
+
+  it('covers a staged run that was corrected, repaired and verified (seed 004)', () => {
+    const events = load('staged-task-repaired.json').events ?? [];
+    const children = events.filter((event) => event.startChildWorkflowExecutionInitiatedEventAttributes);
+    const verifications = events.filter(
+      (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'runVerification',
+    );
+    expect(children.map((event) => event.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId)).toEqual([
+      'staged/replay-staged-task/1/stage-1',
+      'staged/replay-staged-task/1/stage-1-retry-1',
+      'staged/replay-staged-task/1/repair-1',
+    ]);
+    expect(verifications).toHaveLength(2);
+    expect(events.at(-1)?.workflowExecutionCompletedEventAttributes).toBeTruthy();
   });
 
   it('an edited history raises DeterminismViolationError', async () => {

@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import type { ModelResponse } from '../../core/model';
 import { toModelFailure } from './errors';
+import { envelopeSystem, envelopeToolCalls, speaksEnvelope } from './envelope';
 import { jsonProtocolSystem } from './json-protocol';
 import type { ModelProvider, ProviderRequest } from './provider';
 import { ModelError } from '../../common/failure-types';
@@ -46,7 +47,8 @@ export class OpenAICompatibleProvider implements ModelProvider {
   }
 
   async complete(request: ProviderRequest, signal?: AbortSignal): Promise<ModelResponse> {
-    const messages = [{ role: 'system', content: jsonProtocolSystem(request) }, ...request.messages];
+    const system = speaksEnvelope(request) ? envelopeSystem(request) : jsonProtocolSystem(request);
+    const messages = [{ role: 'system', content: system }, ...request.messages];
     const body = { model: this.options.model, messages, max_tokens: request.maxTokens, temperature: 0 };
     let response: Response;
     let text: string;
@@ -72,7 +74,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
         this.spec,
       );
     }
-    return this.toModelResponse(text);
+    return this.toModelResponse(text, request);
   }
 
   private requestSignal(signal?: AbortSignal): AbortSignal | undefined {
@@ -81,7 +83,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
     return signal ?? timeout;
   }
 
-  private toModelResponse(text: string): ModelResponse {
+  private toModelResponse(text: string, request: ProviderRequest): ModelResponse {
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -99,7 +101,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
     const choice = choices[0] as (typeof choices)[number];
     return {
       text: choice.message.content,
-      toolCalls: [],
+      toolCalls: speaksEnvelope(request) ? envelopeToolCalls(choice.message.content, request) : [],
       stopReason: choice.finish_reason ?? null,
       usage: {
         inputTokens: usage?.prompt_tokens ?? 0,

@@ -11,6 +11,7 @@ import { importUpdate, runCycleUpdate } from '../../common/agent-messages';
 import { agentContext, onAgentQueue } from './agent';
 import { agentWorkflowId } from '../../common/ids';
 import { errorMessage } from '../../common/error-message';
+import { resolvePriorScratchpad } from './staged';
 
 export interface CycleOptions {
   agent: string;
@@ -18,6 +19,8 @@ export interface CycleOptions {
   maxIterations?: number;
   from?: string;
   model?: string;
+  /** A file, or `last` for the run-local notes of the agent's previous run (seed 004). */
+  priorScratchpad?: string;
   json?: boolean;
 }
 
@@ -43,12 +46,16 @@ export async function cycleCommand(options: CycleOptions): Promise<number> {
   const from = options.from ? await readScratchpadFile(options.from) : undefined;
   const client = await runtime.client(context.config);
   const { config, target } = await onAgentQueue(client, context.config, context.target);
+  const priorScratchpad =
+    options.priorScratchpad === undefined
+      ? undefined
+      : await resolvePriorScratchpad(client, options.agent, options.priorScratchpad);
   if (!options.json) process.stderr.write(`Running a cycle of ${agentWorkflowId(options.agent)}…\n`);
   const record = await runtime.withWorker(client, config, spec, agentWorkflowId(options.agent), () =>
     runtime.unwrapUpdateErrors(async () => {
       if (from) await updateAgent(client, target, importUpdate, [from]);
       return updateAgent(client, target, runCycleUpdate, [
-        { tasks: options.task, maxIterations: options.maxIterations, model: options.model },
+        { tasks: options.task, maxIterations: options.maxIterations, model: options.model, priorScratchpad },
       ]);
     }),
   );

@@ -27,6 +27,7 @@ export function registerCycleCommands(program: Command, run: Run): void {
       "first replace the agent's scratchpad with this file (YAML or JSON; missing keys take defaults)",
     )
     .option('--model <spec>', 'model spec (overrides SCRATCHPAD_MODEL)')
+    .option('--prior-scratchpad <path|last>', "a file, or 'last' for the agent's previous run's notes")
     .option('--json', 'print the result as JSON')
     .action(run(cycleCommand));
   program

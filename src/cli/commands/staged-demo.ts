@@ -1,0 +1,58 @@
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { startStaged } from '../../client/staged-client';
+import { ensureDevServer } from '../../dev-server/dev-server';
+import { createWorker } from '../../worker/worker';
+import { stagedExitCode } from '../errors';
+import { packageRoot } from '../package-root';
+import * as runtime from '../runtime';
+import { describeStaged } from './staged';
+
+const DEMO_TASK = 'Build a small Node module slug.js exporting slugify(text), with node:test tests';
+
+/**
+ * `scratchpad staged demo`: offline, a scripted model plans and builds a Node module with tests in a fresh sandbox;
+ * `node --test` fails, a repair stage fixes it, and only then is the run `verified`.
+ */
+export async function stagedDemoCommand(): Promise<number> {
+  const config = runtime.config();
+  const log = (line: string) => process.stderr.write(`[staged demo] ${line}\n`);
+  const spec = `scripted:${path.join(packageRoot(), 'examples', 'staged-demo.jsonl')}`;
+  await ensureDevServer(config, { log });
+  const client = await runtime.client(config);
+  const sandbox = await fs.mkdtemp(path.join(os.tmpdir(), 'scratchpad-staged-demo-'));
+  // Its own task queue and sandbox: a worker elsewhere with another model must not take these tasks.
+  const demoConfig = { ...config, SCRATCHPAD_TASK_QUEUE: 'scratchpad-staged-demo', sandbox };
+  const worker = await createWorker({ config: demoConfig, modelSpec: spec });
+  log(`worker started (model ${spec}, sandbox ${sandbox})`);
+  const agentId = `staged-demo-${Date.now()}`;
+  const { result, workflowId } = await worker.runUntil(async () => {
+    const handle = await startStaged(client, demoConfig.SCRATCHPAD_TASK_QUEUE, {
+      agentId,
+      task: DEMO_TASK,
+      staged: true,
+      verify: 'node --test',
+    });
+    return { result: await handle.result(), workflowId: handle.workflowId };
+  });
+  const listing = await fs.readdir(sandbox);
+  const lines = [
+    ...describeStaged(workflowId, result, sandbox),
+    ...result.verifications
+      .filter((verification) => !verification.passed)
+      .map((verification) => `What the failing verification showed the repair stage:\n${indent(verification.output)}`),
+    `Sandbox now holds: ${listing.sort().join(', ')}`,
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+  return stagedExitCode(result);
+}
+
+function indent(text: string): string {
+  return text
+    .trimEnd()
+    .split('\n')
+    .slice(0, 20)
+    .map((line) => `    ${line}`)
+    .join('\n');
+}

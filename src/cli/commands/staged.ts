@@ -1,0 +1,97 @@
+import * as fs from 'node:fs/promises';
+import type { Client } from '@temporalio/client';
+import { lastStagedNumber, previousScratchpad, startStaged } from '../../client/staged-client';
+import type { StagedInput, StagedResult } from '../../core/staged-input';
+import { stagedWorkflowId } from '../../common/ids';
+import { CliError, EXIT, stagedExitCode } from '../errors';
+import * as runtime from '../runtime';
+import { agentContext } from './agent';
+
+export interface StagedOptions {
+  agent: string;
+  task: string;
+  verify?: string;
+  staged?: boolean;
+  maxPaths?: number;
+  maxRepairs?: number;
+  priorScratchpad?: string;
+  model?: string;
+  json?: boolean;
+}
+
+/** Bytes of a prior scratchpad file read; only the first 2,000 characters reach the model anyway. */
+const PRIOR_FILE_MAX_BYTES = 64 * 1024;
+
+/** `--prior-scratchpad PATH|last`: a file's text, or the run-local notes of the agent's previous run. */
+export async function resolvePriorScratchpad(client: Client, agentId: string, value: string): Promise<string> {
+  if (value === 'last') return previousScratchpad(client, agentId);
+  let handle: fs.FileHandle | undefined;
+  try {
+    handle = await fs.open(value, 'r');
+    const buffer = Buffer.alloc(PRIOR_FILE_MAX_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, PRIOR_FILE_MAX_BYTES, 0);
+    return buffer.subarray(0, bytesRead).toString('utf8');
+  } catch (error) {
+    throw new CliError(`cannot read the prior scratchpad ${value}: ${(error as Error).message}`, EXIT.usage);
+  } finally {
+    await handle?.close();
+  }
+}
+
+/** Human-readable lines of a staged run's result. */
+export function describeStaged(workflowId: string, result: StagedResult, sandbox: string): string[] {
+  return [
+    `Staged run ${workflowId}: ${result.outcome} — ${result.reason}`,
+    ...(result.staged ? ['Plan:', ...result.plan.map((stage, i) => `  ${i + 1}. ${stage}`)] : []),
+    'Stages:',
+    ...result.stages.map(
+      (stage) =>
+        `  ${stage.cycleId.slice(workflowId.length + 1)} (${stage.kind}): ${stage.outcome}, wrote ` +
+        `${stage.touchedPaths.join(', ') || 'nothing'}` +
+        (stage.refusedPaths.length > 0 ? `; refused ${stage.refusedPaths.join(', ')}` : ''),
+    ),
+    ...result.verifications.map(
+      (verification, i) =>
+        `Verification ${i + 1}: \`${verification.command}\` ${verification.passed ? 'passed' : 'failed'}`,
+    ),
+    `Files (in ${sandbox}): ${result.files.join(', ') || 'none'}`,
+    ...(result.scratchpad ? [`Scratchpad: ${result.scratchpad.slice(0, 500)}`] : []),
+    ...(result.error ? [`Error: ${result.error}`] : []),
+  ];
+}
+
+/** `scratchpad staged`: a staged run of one task, waited for; the exit code says verified, unverified or failed. */
+export async function stagedCommand(options: StagedOptions): Promise<number> {
+  const context = await agentContext(options.agent);
+  const spec = runtime.modelSpec(context.config, options.model);
+  const client = await runtime.client(context.config);
+  const { config } = context;
+  const input: StagedInput = {
+    agentId: options.agent,
+    task: options.task,
+    ...(options.verify !== undefined ? { verify: options.verify } : {}),
+    ...(options.staged !== undefined ? { staged: options.staged } : {}),
+    ...(options.maxPaths !== undefined ? { maxPaths: options.maxPaths } : {}),
+    ...(options.maxRepairs !== undefined ? { maxRepairs: options.maxRepairs } : {}),
+    ...(options.model !== undefined ? { model: options.model } : {}),
+  };
+  if (options.priorScratchpad !== undefined) {
+    input.priorScratchpad = await resolvePriorScratchpad(client, options.agent, options.priorScratchpad);
+  }
+  if (options.verify === undefined) {
+    process.stderr.write(
+      'No verification command (--verify): verification will not run, so the best outcome is "unverified" ' +
+        `(exit code ${EXIT.unverified}).\n`,
+    );
+  }
+  const n = (await lastStagedNumber(client, options.agent)) + 1;
+  const workflowId = stagedWorkflowId(options.agent, n);
+  if (!options.json) process.stderr.write(`Running ${workflowId}…\n`);
+  const result = await runtime.withWorker(client, config, spec, workflowId, async () => {
+    const handle = await startStaged(client, config.SCRATCHPAD_TASK_QUEUE, input, n);
+    return handle.result();
+  });
+  if (options.json) process.stdout.write(`${JSON.stringify({ workflowId, ...result }, null, 2)}\n`);
+  else process.stdout.write(`${describeStaged(workflowId, result, config.sandbox).join('\n')}\n`);
+  return stagedExitCode(result);
+}

@@ -1,0 +1,100 @@
+import { execFile } from 'node:child_process';
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+// Runs bin/, which loads dist/: `npm run build` first.
+const BIN = path.resolve(__dirname, '..', '..', 'bin', 'scratchpad.js');
+let home: string;
+
+function scratchpad(args: string[], env: Record<string, string> = {}) {
+  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      {
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: home,
+          SCRATCHPAD_HOME: home,
+          TEMPORAL_ADDRESS: process.env.TEMPORAL_TEST_ADDRESS ?? '',
+          SCRATCHPAD_TASK_QUEUE: `staged-cli-${process.pid}-${Date.now()}`,
+          ...env,
+        },
+        timeout: 90_000,
+      },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+async function scriptedModel(lines: object[]): Promise<string> {
+  const file = path.join(home, `model-${Date.now()}.jsonl`);
+  await fs.writeFile(file, lines.map((line) => JSON.stringify(line)).join('\n'));
+  return `scripted:${file}`;
+}
+
+beforeAll(async () => {
+  home = await fs.mkdtemp(path.join(os.tmpdir(), 'scratchpad-staged-cli-'));
+});
+
+describe('scratchpad staged', () => {
+  it('says up front that no --verify means at best unverified, and exits 5 when that is the outcome', async () => {
+    const sandbox = await fs.mkdtemp(path.join(home, 'sandbox-'));
+    const model = await scriptedModel([
+      { tool: 'fs_write', args: { path: 'a.txt', content: 'a' } },
+      { tool: 'done', args: { summary: 'wrote a.txt' } },
+    ]);
+    const run = await scratchpad(['staged', '--agent', `cli-${Date.now()}`, '--task', 'write a.txt', '--no-staged'], {
+      SCRATCHPAD_MODEL: model,
+      SCRATCHPAD_SANDBOX: sandbox,
+    });
+    expect(run.stderr).toContain('the best outcome is "unverified" (exit code 5)');
+    expect(run.stdout).toContain(': unverified — the stages finished but no verification command was given');
+    expect(run.code).toBe(5);
+    expect(await fs.readFile(path.join(sandbox, 'a.txt'), 'utf8')).toBe('a');
+  });
+
+  it('exits 0 when verification passes and 3 when it still fails after the repairs', async () => {
+    const sandbox = await fs.mkdtemp(path.join(home, 'sandbox-'));
+    const model = await scriptedModel([
+      { tool: 'fs_write', args: { path: 'a.txt', content: 'a' } },
+      { tool: 'done', args: { summary: 'wrote a.txt' } },
+      { tool: 'fs_write', args: { path: 'c.txt', content: 'c' } },
+      { tool: 'done', args: { summary: 'wrote c.txt' } },
+    ]);
+    const env = { SCRATCHPAD_MODEL: model, SCRATCHPAD_SANDBOX: sandbox };
+    const agent = `cli-${Date.now()}`;
+    const passed = await scratchpad(['staged', '--agent', agent, '--task', 'a', '--verify', 'test -f a.txt'], env);
+    expect(passed.stdout).toContain(': verified — `test -f a.txt` passed');
+    expect(passed.code).toBe(0);
+    const failed = await scratchpad(
+      ['staged', '--agent', agent, '--task', 'b', '--verify', 'test -f b.txt', '--max-repairs', '1', '--json'],
+      env,
+    );
+    expect(JSON.parse(failed.stdout)).toMatchObject({ workflowId: `staged/${agent}/2`, outcome: 'failed' });
+    expect(failed.code).toBe(3);
+  });
+
+  it('rejects bad flags with exit code 2', async () => {
+    const env = { SCRATCHPAD_MODEL: await scriptedModel([{ tool: 'done', args: { summary: 'x' } }]) };
+    expect((await scratchpad(['staged', '--task', 'x'], env)).code).toBe(2);
+    expect((await scratchpad(['staged', '--agent', 'a', '--task', 'x', '--max-paths', '0'], env)).code).toBe(2);
+    const missing = await scratchpad(
+      ['staged', '--agent', 'a', '--task', 'x', '--prior-scratchpad', '/nonexistent'],
+      env,
+    );
+    expect(missing.stderr).toContain('cannot read the prior scratchpad /nonexistent');
+    expect(missing.code).toBe(2);
+  });
+
+  it('staged demo: a scripted model builds a Node module offline; node --test fails, a repair fixes it', async () => {
+    const run = await scratchpad(['staged', 'demo']);
+    expect(run.stdout).toMatch(/^Staged run staged\/staged-demo-\d+\/1: verified — `node --test` passed/);
+    expect(run.stdout).toContain('Verification 1: `node --test` failed');
+    expect(run.stdout).toContain('Verification 2: `node --test` passed');
+    expect(run.stdout).toContain('Sandbox now holds: slug.js, slug.test.js');
+    expect(run.code).toBe(0);
+  });
+});
