@@ -30,6 +30,9 @@ const ENVIRONMENT_HELP = `
 Environment:
   TEMPORAL_ADDRESS      Temporal frontend (default localhost:7233)
   TEMPORAL_NAMESPACE    namespace (default "default")
+  TEMPORAL_API_KEY, TEMPORAL_TLS, TEMPORAL_TLS_SERVER_CA_CERT_PATH, TEMPORAL_TLS_CLIENT_CERT_PATH,
+  TEMPORAL_TLS_CLIENT_KEY_PATH, TEMPORAL_TLS_SERVER_NAME, TEMPORAL_PROFILE, TEMPORAL_CONFIG_FILE
+                        as for the Temporal CLI (temporal.toml profiles; variables override the profile)
   TEMPORAL_UI_URL       Web UI base URL for links (default http://localhost:8233)
   SCRATCHPAD_MODEL      anthropic:MODEL | openai:MODEL@http://HOST:PORT/v1 | scripted:FILE.jsonl
   ANTHROPIC_API_KEY     Anthropic key (alone it selects anthropic:claude-sonnet-5-5)
