@@ -3,6 +3,8 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
+  // The cluster suite starts its own cluster: npm run test:cluster (jest.cluster.config.js).
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/cluster/'],
   transform: {
     '^.+\\.ts$': [
       '@swc/jest',

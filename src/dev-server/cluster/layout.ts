@@ -31,16 +31,18 @@ export interface ClusterLayout {
   stateFile: string;
 }
 
-/** `$XDG_CACHE_HOME/durable-scratchpad/cluster` (or `SCRATCHPAD_CLUSTER_DIR`), next to the dev server's CLI. */
+/**
+ * Binaries in `$XDG_CACHE_HOME/durable-scratchpad/cluster`, next to the dev server's CLI; data, configuration,
+ * logs and pids there too, or in `SCRATCHPAD_CLUSTER_DIR` (the test suite's throwaway cluster).
+ */
 export function clusterLayout(env: NodeJS.ProcessEnv = process.env): ClusterLayout {
-  const root = env.SCRATCHPAD_CLUSTER_DIR
-    ? path.resolve(env.SCRATCHPAD_CLUSTER_DIR)
-    : path.join(path.dirname(cliCacheDir(env)), 'cluster');
+  const cache = path.join(path.dirname(cliCacheDir(env)), 'cluster');
+  const root = env.SCRATCHPAD_CLUSTER_DIR ? path.resolve(env.SCRATCHPAD_CLUSTER_DIR) : cache;
   return {
     root,
-    serverBin: path.join(root, 'temporal-server', 'server'),
-    sqlToolBin: path.join(root, 'temporal-server', 'sql'),
-    uiBin: path.join(root, 'ui-server', 'server'),
+    serverBin: path.join(cache, 'temporal-server', 'server'),
+    sqlToolBin: path.join(cache, 'temporal-server', 'sql'),
+    uiBin: path.join(cache, 'ui-server', 'server'),
     pgData: path.join(root, 'postgres', 'data'),
     redisDir: path.join(root, 'redis'),
     configDir: path.join(root, 'config'),
