@@ -10,22 +10,24 @@ import { clusterTarget, devServerTarget } from './throughput-targets';
 import { formatThroughput, type SizeResult, type TargetResult } from './throughput-report';
 import { type BenchWorkers, agentCycle, floorCycle, startBenchWorkers } from './throughput-workers';
 
-const USAGE = `usage: node --expose-gc dist/bench/throughput.js [--sizes 10,100,1000] [--runs 3] [--targets dev,cluster]
-Sizes above 100 run once; smaller ones --runs times, interleaved with the floor, median reported.`;
+const USAGE = `usage: node --expose-gc dist/bench/throughput.js [--sizes 10,100,1000] [--runs 3] [--targets dev,cluster] [--once-above 100]
+Sizes above --once-above run once; smaller ones --runs times, interleaved with the floor, median reported.`;
 
 interface Options {
   sizes: number[];
   runs: number;
   targets: string[];
+  onceAbove: number;
 }
 
 function parseOptions(argv: string[]): Options {
-  const options: Options = { sizes: [10, 100, 1000], runs: 3, targets: ['dev', 'cluster'] };
+  const options: Options = { sizes: [10, 100, 1000], runs: 3, targets: ['dev', 'cluster'], onceAbove: 100 };
   for (let index = 0; index < argv.length; index++) {
     const value = argv[++index] ?? '';
     if (argv[index - 1] === '--sizes') options.sizes = value.split(',').map(Number);
     else if (argv[index - 1] === '--runs') options.runs = Number(value);
     else if (argv[index - 1] === '--targets') options.targets = value.split(',');
+    else if (argv[index - 1] === '--once-above') options.onceAbove = Number(value);
     else throw new Error(USAGE);
   }
   if (options.sizes.some((size) => !Number.isInteger(size) || size < 1) || !(options.runs >= 1)) throw new Error(USAGE);
@@ -95,7 +97,7 @@ async function measureTarget(open: () => Promise<TemporalTarget>, options: Optio
     const stamp = Date.now().toString(36);
     for (const shape of ['agent', 'floor'] as const) await round(client, workers, shape, 10, `${stamp}-warm`);
     for (const size of options.sizes) {
-      const runs = size > 100 ? 1 : options.runs;
+      const runs = size > options.onceAbove ? 1 : options.runs;
       const rounds: Record<Shape, Round[]> = { agent: [], floor: [] };
       for (let run = 1; run <= runs; run++) {
         const order: Shape[] = run % 2 === 1 ? ['agent', 'floor'] : ['floor', 'agent'];
