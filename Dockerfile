@@ -1,4 +1,5 @@
-# Worker image: the same code `npm start` runs, polling a Temporal cluster.
+# Worker image: the same code `npm start` runs, polling a Temporal cluster. scripts/docker-build-steps.sh runs this
+# file's build-stage steps outside a container (CI does), so they keep working without a container engine.
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 # better-sqlite3 compiles from source when no prebuilt binary matches.

@@ -8,6 +8,8 @@ module.exports = {
     '^durable-scratchpad$': '<rootDir>/src/index.ts',
     '^durable-scratchpad/(workflows|worker)$': '<rootDir>/src/$1/index.ts',
   },
+  // The cluster suite starts its own cluster: npm run test:cluster (jest.cluster.config.js).
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/cluster/'],
   transform: {
     '^.+\\.ts$': [
       '@swc/jest',

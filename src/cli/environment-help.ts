@@ -7,6 +7,12 @@ function defaultOf(schema: { def: { type: string; defaultValue?: unknown } }): s
   return String(value);
 }
 
+// Read by @temporalio/envconfig, as the Temporal CLI reads them, so they are not in the schema.
+const CONNECTION_HELP = `  TEMPORAL_API_KEY, TEMPORAL_TLS, TEMPORAL_TLS_SERVER_CA_CERT_PATH, TEMPORAL_TLS_CLIENT_CERT_PATH,
+  TEMPORAL_TLS_CLIENT_KEY_PATH, TEMPORAL_TLS_SERVER_NAME, TEMPORAL_PROFILE, TEMPORAL_CONFIG_FILE
+      as for the Temporal CLI (temporal.toml profiles; variables override the profile)
+`;
+
 /** The `Environment:` section of `scratchpad --help`, one line per variable of the config schema. */
 export function environmentHelp(): string {
   const entries = Object.entries(EnvSchema.shape);
@@ -16,5 +22,5 @@ export function environmentHelp(): string {
     const description = `${schema.description ?? ''}${fallback === undefined ? '' : ` (default ${fallback})`}`;
     return `  ${name.padEnd(width)}${description}`;
   });
-  return `\nEnvironment:\n${lines.join('\n')}\n`;
+  return `\nEnvironment:\n${lines.join('\n')}\n${CONNECTION_HELP}`;
 }

@@ -1,6 +1,6 @@
 import { type Client, WorkflowUpdateFailedError } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { type Config, ConfigError, loadConfig, resolveModelSpec } from '../config';
+import { type Config, ConfigError, describeConnection, loadConfig, resolveModelSpec } from '../config';
 import { connectClient } from '../client/connection';
 import type { Worker } from '@temporalio/worker';
 import { createWorker } from '../worker/worker';
@@ -33,8 +33,9 @@ export async function client(current: Config): Promise<Client> {
     return await connectClient(current);
   } catch (error) {
     throw new CliError(
-      `cannot reach Temporal at ${current.TEMPORAL_ADDRESS} (${errorMessage(error)}).\n` +
-        'Start a local server with `npx scratchpad dev`, or set TEMPORAL_ADDRESS to a running cluster.',
+      `cannot reach Temporal at ${describeConnection(current.temporal)} (${errorMessage(error)}).\n` +
+        'Start a local server with `npx scratchpad dev`, or set TEMPORAL_ADDRESS (and TEMPORAL_TLS_*, ' +
+        'TEMPORAL_API_KEY or a TEMPORAL_PROFILE) for a running cluster.',
     );
   }
 }

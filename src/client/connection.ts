@@ -4,9 +4,9 @@ import type { Config } from '../config';
 import type { CycleResult } from '../core/cycle';
 import type { Scratchpad } from '../core/scratchpad';
 
-/** Connects to the configured Temporal frontend. */
-export async function connectClient(config: Config): Promise<Client> {
-  const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS, connectTimeout: '5s' });
+/** Connects to the configured Temporal frontend (address, TLS, API key: see `config/temporal.ts`). */
+export async function connectClient(config: Pick<Config, 'temporal' | 'TEMPORAL_NAMESPACE'>): Promise<Client> {
+  const connection = await Connection.connect({ ...config.temporal, connectTimeout: '5s' });
   return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
 }
 

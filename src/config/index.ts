@@ -1,6 +1,9 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, loadTemporalSettings, type TemporalConnectionOptions } from './temporal';
+
+export { describeConnection, type TemporalConnectionOptions } from './temporal';
 
 export const DEFAULT_TASK_QUEUE = 'scratchpad';
 
@@ -19,9 +22,9 @@ export const EnvSchema = z.object({
   TEMPORAL_ADDRESS: z
     .string()
     .regex(/^[^\s:/]+:\d{1,5}$/, 'expected host:port, e.g. localhost:7233')
-    .default('localhost:7233')
+    .default(DEFAULT_ADDRESS)
     .describe('Temporal frontend, host:port'),
-  TEMPORAL_NAMESPACE: z.string().min(1).default('default').describe('Temporal namespace'),
+  TEMPORAL_NAMESPACE: z.string().min(1).default(DEFAULT_NAMESPACE).describe('Temporal namespace'),
   TEMPORAL_UI_URL: z.url().default('http://localhost:8233').describe('Web UI base URL, for links'),
   TEMPORAL_CLI_PATH: z
     .string()
@@ -114,7 +117,13 @@ export const EnvSchema = z.object({
     .describe(`worker log level: ${LOG_LEVELS.join(', ')}`),
 });
 
-export type Config = z.infer<typeof EnvSchema> & { home: string; sandbox: string; observations: string };
+export type Config = z.infer<typeof EnvSchema> & {
+  home: string;
+  sandbox: string;
+  observations: string;
+  /** Everything needed to connect (address, TLS, API key, gRPC metadata); TEMPORAL_ADDRESS mirrors its address. */
+  temporal: TemporalConnectionOptions;
+};
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -138,10 +147,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!parsed.success) {
     throw new ConfigError(`invalid configuration:\n${z.prettifyError(parsed.error)}`);
   }
+  let temporal;
+  try {
+    temporal = loadTemporalSettings(env);
+  } catch (error) {
+    throw new ConfigError(`invalid Temporal connection settings: ${(error as Error).message}`);
+  }
+  const address = EnvSchema.shape.TEMPORAL_ADDRESS.safeParse(temporal.address);
+  if (!address.success) throw new ConfigError(`invalid Temporal address "${temporal.address}": expected host:port`);
   const home = dataHome(env);
   const sandbox = path.resolve(parsed.data.SCRATCHPAD_SANDBOX ?? path.join(home, 'sandbox'));
   const observations = parsed.data.SCRATCHPAD_OBSERVATIONS ?? path.join(home, 'observations.db');
-  return { ...parsed.data, home, sandbox, observations };
+  return {
+    ...parsed.data,
+    TEMPORAL_ADDRESS: temporal.address,
+    TEMPORAL_NAMESPACE: temporal.namespace,
+    temporal: temporal.connection,
+    home,
+    sandbox,
+    observations,
+  };
 }
 
 export type ModelSpec =

@@ -28,13 +28,23 @@ export function isGoRecentEnough(version: { major: number; minor: number }): boo
 }
 
 /** Builds the CLI with `go install` into `binDirectory`, streaming go's output and a heartbeat to `log`. */
-export async function goInstallTemporalCli(
+export function goInstallTemporalCli(
+  binDirectory: string,
+  env: NodeJS.ProcessEnv,
+  log: (line: string) => void,
+): Promise<void> {
+  return goInstall([TEMPORAL_CLI_MODULE], binDirectory, env, log);
+}
+
+/** `go install` of `modules` (path@version) into `binDirectory`, streaming go's output and a heartbeat to `log`. */
+export async function goInstall(
+  modules: string[],
   binDirectory: string,
   env: NodeJS.ProcessEnv,
   log: (line: string) => void,
 ): Promise<void> {
   const started = Date.now();
-  const child = spawn('go', ['install', TEMPORAL_CLI_MODULE], {
+  const child = spawn('go', ['install', ...modules], {
     // CGO off: a static binary that needs no C toolchain and runs on any Linux of the same arch.
     env: { ...env, CGO_ENABLED: '0', GOBIN: binDirectory },
     stdio: ['ignore', 'pipe', 'pipe'],

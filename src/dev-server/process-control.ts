@@ -30,10 +30,10 @@ export function isTemporalProcess(pid: number): boolean {
   }
 }
 
-/** Sends SIGTERM to `pid`, then SIGKILL if it has not exited within `timeoutMs`. */
-export async function stopProcess(pid: number, timeoutMs = 10_000): Promise<void> {
+/** Sends `signal` (SIGTERM by default) to `pid`, then SIGKILL if it has not exited within `timeoutMs`. */
+export async function stopProcess(pid: number, timeoutMs = 10_000, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  if (!sendSignal(pid, 'SIGTERM')) return;
+  if (!sendSignal(pid, signal)) return;
   while (isProcessAlive(pid)) {
     if (Date.now() > deadline) sendSignal(pid, 'SIGKILL');
     await sleep(50);

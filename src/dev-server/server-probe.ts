@@ -6,7 +6,8 @@ function splitAddress(address: string): { host: string; port: number } {
   return { host: address.slice(0, colon).replace(/^\[|\]$/g, ''), port: Number(address.slice(colon + 1)) };
 }
 
-function isPortOpen(address: string, timeoutMs: number): Promise<boolean> {
+/** Whether a TCP connection to `address` (host:port) opens within `timeoutMs`. */
+export function isPortOpen(address: string, timeoutMs: number): Promise<boolean> {
   const { host, port } = splitAddress(address);
   return new Promise((resolve) => {
     const socket = net.connect({ host, port, timeout: timeoutMs });

@@ -49,7 +49,7 @@ export interface WorkerSetup {
 /** A worker running the project's workflows and activities on the configured task queue. */
 export async function createWorker(setup: WorkerSetup): Promise<Worker> {
   const { config } = setup;
-  const connection = setup.connection ?? (await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS }));
+  const connection = setup.connection ?? (await NativeConnection.connect(config.temporal));
   const resolveModel = createModelResolver({
     defaultSpec: setup.modelSpec,
     anthropicApiKey: config.ANTHROPIC_API_KEY,

@@ -35,7 +35,8 @@ export async function devCommand(options: { model?: string }): Promise<number> {
     namespace: config.TEMPORAL_NAMESPACE,
   });
   try {
-    const worker = await createWorker({ config: { ...config, TEMPORAL_ADDRESS: server.address }, modelSpec: spec });
+    const local = { ...config, TEMPORAL_ADDRESS: server.address, temporal: { address: server.address } };
+    const worker = await createWorker({ config: local, modelSpec: spec });
     process.stderr.write(
       `Web UI: ${server.uiUrl}\nWorker polling "${config.SCRATCHPAD_TASK_QUEUE}" with model ${spec}; Ctrl-C to stop.\n`,
     );

@@ -1,0 +1,108 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type Client, WithStartWorkflowOperation } from '@temporalio/client';
+import { type NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { createActivities } from '../src/activities';
+import { createModelResolver } from '../src/activities/model/registry';
+import type { ModelProvider, ProviderRequest } from '../src/activities/model/provider';
+import { updateAgent } from '../src/client/agent-client';
+import { runCycleUpdate } from '../src/common/agent-messages';
+import { workerSinks } from '../src/worker/worker';
+import type { ModelResponse } from '../src/core/model';
+import type { ToolSetup } from './cycle-script';
+import { runFloorUpdate } from './floor-entity';
+
+/** The fixed time the model takes to answer, in the agent and in the floor alike. */
+export const MODEL_MS = 200;
+export const MODEL_SPEC = 'bench:echo';
+
+/** Answers after {@link MODEL_MS}: `echo` first, `done` once the prompt shows the echo ran (stateless, any worker). */
+class FixedLatencyModel implements ModelProvider {
+  readonly spec = MODEL_SPEC;
+  async complete(request: ProviderRequest): Promise<ModelResponse> {
+    await sleep(MODEL_MS);
+    const echoed = request.messages.some((message) => message.content.includes('[TOOL] echo('));
+    const call = echoed
+      ? { id: 'done', name: 'done', input: { summary: 'echoed once' } }
+      : { id: 'echo', name: 'echo', input: { message: 'hello' } };
+    const usage = { inputTokens: 1000, outputTokens: 20, cacheReadTokens: 0, cacheWriteTokens: 0 };
+    return { text: '', toolCalls: [call], stopReason: 'tool_use', usage, model: MODEL_SPEC };
+  }
+}
+
+/** The same activities as agentCycle's in count and options; the model stand-in takes the model's time. */
+const floorActivities = {
+  async modelStandIn(): Promise<void> {
+    await sleep(MODEL_MS);
+  },
+  async toolStandIn(): Promise<void> {},
+};
+
+export interface BenchWorkers {
+  agentQueue: string;
+  floorQueue: string;
+  agentWorker: Worker;
+  run(): Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+/** One in-process worker per shape, default worker options, as `scratchpad worker` runs them. */
+export async function startBenchWorkers(
+  connection: NativeConnection,
+  client: Client,
+  namespace: string,
+  bundles: { agent: WorkflowBundleWithSourceMap; floor: WorkflowBundleWithSourceMap },
+  setup: ToolSetup,
+): Promise<BenchWorkers> {
+  const suffix = `${process.pid}-${Date.now()}`;
+  const agentQueue = `throughput-agent-${suffix}`;
+  const floorQueue = `throughput-floor-${suffix}`;
+  const resolveModel = createModelResolver({ providers: { [MODEL_SPEC]: new FixedLatencyModel() } });
+  const activities = createActivities({ resolveModel, tools: setup.tools, observations: setup.observations, client });
+  const agentWorker = await Worker.create({
+    connection,
+    namespace,
+    taskQueue: agentQueue,
+    workflowBundle: bundles.agent,
+    activities,
+    sinks: workerSinks(),
+  });
+  const floorWorker = await Worker.create({
+    connection,
+    namespace,
+    taskQueue: floorQueue,
+    workflowBundle: bundles.floor,
+    activities: floorActivities,
+  });
+  const running = Promise.all([agentWorker.run(), floorWorker.run()]);
+  return {
+    agentQueue,
+    floorQueue,
+    agentWorker,
+    run: async () => void (await running),
+    async shutdown() {
+      // A worker stops by itself on SIGINT / SIGTERM (the SDK's runtime handles them); shutting it again throws.
+      for (const worker of [agentWorker, floorWorker]) if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+    },
+  };
+}
+
+/** One new agent running one task cycle (update-with-start), until the cycle is adopted. */
+export async function agentCycle(client: Client, taskQueue: string, agentId: string): Promise<void> {
+  const settings = { model: MODEL_SPEC };
+  const record = await updateAgent(client, { agentId, taskQueue, settings }, runCycleUpdate, [
+    { tasks: ['Echo hello once, then finish'], model: MODEL_SPEC },
+  ]);
+  if (record.outcome !== 'completed') throw new Error(`${record.cycleId} ended ${record.outcome}: ${record.error}`);
+}
+
+/** One new floor entity running one child cycle of the same activities (update-with-start). */
+export async function floorCycle(client: Client, taskQueue: string, entityId: string): Promise<void> {
+  const startWorkflowOperation = new WithStartWorkflowOperation('floorEntity', {
+    workflowId: entityId,
+    taskQueue,
+    workflowIdConflictPolicy: 'USE_EXISTING',
+  });
+  // Two iterations: model, tool, model; the agent's echo-then-done cycle runs the same three activities.
+  await client.workflow.executeUpdateWithStart(runFloorUpdate, { args: [2], startWorkflowOperation });
+}
