@@ -62,7 +62,7 @@ export function factKey(entity: string, field: string): string {
 }
 
 export function latestStrategy(entries: readonly BoardEntry[]): EntryOf<'STRATEGY'> | undefined {
-  return entries.findLast((entry): entry is EntryOf<'STRATEGY'> => entry.type === 'STRATEGY');
+  return [...entries].reverse().find((entry): entry is EntryOf<'STRATEGY'> => entry.type === 'STRATEGY');
 }
 
 export function synthesisOf(entries: readonly BoardEntry[]): EntryOf<'SYNTHESIS'> | undefined {
@@ -73,7 +73,9 @@ export function synthesisOf(entries: readonly BoardEntry[]): EntryOf<'SYNTHESIS'
 export function latestFacts(entries: readonly BoardEntry[]): Map<string, FactEntry> {
   const latest = new Map<string, FactEntry>();
   for (const entry of entries) {
-    if (isFactType(entry.type)) latest.set(factKey(entry.body.entity, entry.body.field), entry as FactEntry);
+    if (!isFactType(entry.type)) continue;
+    const fact = entry as FactEntry;
+    latest.set(factKey(fact.body.entity, fact.body.field), fact);
   }
   return latest;
 }

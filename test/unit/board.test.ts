@@ -74,7 +74,7 @@ function draftFor(type: EntryType, role: Role, board: BoardEntry[]): Draft {
     USER_DIRECTIVE: { text: 'prefer annual reports' },
     SYNTHESIS: {
       answer: 'Acme revenue is 1,234 [e3]',
-      citations: [board.findLast((e) => e.type === 'VERIFIED')?.id ?? 'e3'],
+      citations: [[...board].reverse().find((e) => e.type === 'VERIFIED')?.id ?? 'e3'],
     },
   };
   return DraftSchema.parse({ type, body: bodies[type] }) as Draft;
