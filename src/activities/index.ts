@@ -7,6 +7,8 @@ import { createObservationRuntime } from './observations/runtime';
 import type { ModelProvider } from './model/provider';
 import { runObservedTool } from './observation-tool';
 import type { ToolOptions } from './tools/types';
+import { createBoardMirror } from './board-mirror';
+import { createResearchActivities } from './research';
 import { createWakeAgent } from './wake-agent';
 
 /** Content the budget moves out of a scratchpad section. */
@@ -79,6 +81,9 @@ export function createActivities(dependencies: ActivityDependencies) {
 
     /** Wakes an agent for its schedule (signal-with-start), which the workflow cannot do itself. */
     wakeAgent: createWakeAgent(dependencies.client),
+
+    ...createResearchActivities(dependencies.client, observations),
+    mirrorEntries: createBoardMirror().mirrorEntries,
   };
 }
 

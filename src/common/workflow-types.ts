@@ -1,5 +1,6 @@
 import type { AgentInput } from '../core/agent';
 import type { CycleInput, CycleResult } from '../core/cycle';
+import type { ResearchInput, ResearchResult, WorkerInput, WorkerResult } from '../core/research';
 
 /**
  * The workflows' names and signatures, for clients that start them by name: a client never imports workflow code,
@@ -9,6 +10,8 @@ export interface WorkflowTypes {
   agent: (input: AgentInput) => Promise<void>;
   agentCycle: (input: CycleInput) => Promise<CycleResult>;
   scheduledWake: (input: WakeAgentArgs) => Promise<WakeAgentResult>;
+  research: (input: ResearchInput) => Promise<ResearchResult>;
+  researchWorker: (input: WorkerInput) => Promise<WorkerResult>;
 }
 
 /** What a schedule's action passes on: the agent to wake, its task queue, and the tasks to enqueue. */
@@ -26,3 +29,4 @@ export interface WakeAgentResult {
 
 export type AgentWorkflow = WorkflowTypes['agent'];
 export type AgentCycleWorkflow = WorkflowTypes['agentCycle'];
+export type ResearchWorkflow = WorkflowTypes['research'];

@@ -34,6 +34,13 @@ const EnvSchema = z.object({
     .default(10 * 1024 * 1024),
   /** Observation store (seed 002): a SQLite file path (default `<home>/observations.db`) or `redis://…`. */
   SCRATCHPAD_OBSERVATIONS: z.string().min(1).optional(),
+  /** SearXNG-compatible JSON search endpoint for `web_search`, e.g. `http://localhost:8888/search`. */
+  SCRATCHPAD_SEARCH_URL: z.url().optional(),
+  /** Research board mirror, `redis://…`: accepted entries are pushed to `scratchpad:{runId}`. */
+  SCRATCHPAD_BOARD: z
+    .string()
+    .regex(/^rediss?:\/\//, 'expected redis://…')
+    .optional(),
   /** Observations whose JSON is larger are offloaded to the store. */
   SCRATCHPAD_OFFLOAD_BYTES: z.coerce.number().int().positive().default(4096),
 });

@@ -3,7 +3,7 @@ import { z } from 'zod';
 export const MessageSchema = z.object({ role: z.enum(['user', 'assistant']), content: z.string() });
 export type Message = z.infer<typeof MessageSchema>;
 
-export const SystemPromptIdSchema = z.enum(['cycle', 'respond', 'respond_single', 'reflect']);
+export const SystemPromptIdSchema = z.enum(['cycle', 'respond', 'respond_single', 'reflect', 'research_worker']);
 export type SystemPromptId = z.infer<typeof SystemPromptIdSchema>;
 
 /**

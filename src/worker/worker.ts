@@ -27,6 +27,7 @@ export function toolOptions(config: Config): ToolOptions {
     shellTimeoutMs: config.SCRATCHPAD_SHELL_TIMEOUT_MS,
     fetchAllowHosts: config.SCRATCHPAD_FETCH_ALLOW,
     fetchMaxBytes: config.SCRATCHPAD_FETCH_MAX_BYTES,
+    searchUrl: config.SCRATCHPAD_SEARCH_URL,
   };
 }
 

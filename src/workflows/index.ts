@@ -1,9 +1,11 @@
 import type { WorkflowTypes } from '../common/workflow-types';
 import { agent } from './agent';
 import { agentCycle } from './agent-cycle';
+import { research } from './research';
+import { researchWorker } from './research-worker';
 import { scheduledWake } from './scheduled-wake';
 
-export { agent, agentCycle, scheduledWake };
+export { agent, agentCycle, scheduledWake, research, researchWorker };
 
 // Clients start workflows by name from `common/workflow-types`; this keeps the two in step at compile time.
-const _checked: WorkflowTypes = { agent, agentCycle, scheduledWake };
+const _checked: WorkflowTypes = { agent, agentCycle, scheduledWake, research, researchWorker };

@@ -10,6 +10,8 @@ export interface ToolOptions {
   /** Hosts `web_fetch` may reach; `*` allows any. */
   fetchAllowHosts: readonly string[];
   fetchMaxBytes: number;
+  /** SearXNG-compatible JSON endpoint `web_search` calls; the tool refuses when absent. */
+  searchUrl?: string;
 }
 
 export type ToolImplementation = (args: Record<string, unknown>, options: ToolOptions) => Promise<Observation>;
