@@ -67,20 +67,20 @@ export class ResearchRun {
   validate(request: WriteRequest): { author: Author; draft: Draft } {
     const author = AuthorSchema.safeParse(request?.author);
     if (!author.success) throw new RefusedWrite(`invalid author: ${author.error.issues[0]?.message ?? 'malformed'}`);
-    const draft = DraftSchema.safeParse(request.draft);
-    const type = (request.draft as { type?: unknown } | undefined)?.type;
-    if (!draft.success) {
-      const issue = draft.error.issues[0];
-      throw new RefusedWrite(`invalid ${String(type)} entry: ${issue?.path.join('.')} ${issue?.message ?? ''}`.trim());
-    }
+    const type = String((request.draft as { type?: unknown } | undefined)?.type).slice(0, 40);
     const { role, id } = author.data;
     if (role === 'supervisor') {
       throw new RefusedWrite(
-        `supervisor ${id} may not write ${String(type)}: [origin] the supervisor writes only from inside its run`,
+        `supervisor ${id} may not write ${type}: [origin] the supervisor writes only from inside its run`,
       );
     }
     if (role === 'worker' && !this.active.has(id)) {
-      throw new RefusedWrite(`worker ${id} may not write ${String(type)}: [origin] not a running worker of this run`);
+      throw new RefusedWrite(`worker ${id} may not write ${type}: [origin] not a running worker of this run`);
+    }
+    const draft = DraftSchema.safeParse(request.draft);
+    if (!draft.success) {
+      const issue = draft.error.issues[0];
+      throw new RefusedWrite(`invalid ${type} entry: ${issue?.path.join('.')} ${issue?.message ?? ''}`.trim());
     }
     this.check(author.data, draft.data as Draft);
     return { author: author.data, draft: draft.data as Draft };
