@@ -18,6 +18,7 @@ import { chatCommand } from './commands/chat';
 import { cycleCommand } from './commands/cycle';
 import { demoCommand } from './commands/demo';
 import { replayCommand } from './commands/replay';
+import { registerResearchCommands } from './commands/research-program';
 import { registerScheduleCommands } from './commands/schedule';
 import { devCommand, serverStopCommand, setupCommand, workerCommand } from './commands/serve';
 import { STATES, type StateName, showCommand } from './commands/show';
@@ -130,6 +131,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .argument('<agent>', 'agent id')
     .option('--model <spec>', 'model for an in-process worker when none is running')
     .action(run(chatCommand));
+  registerResearchCommands(program, run);
   program
     .command('directive')
     .description("steer an agent: reaches the running cycle's next iteration, or waits for the next cycle")

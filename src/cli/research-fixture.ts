@@ -71,3 +71,35 @@ export function verifyScript(base: string, entity: string, path: string, value: 
     { tool: 'board_write', args: { status: 'VERIFIED', value, source_url: `${base}${path}`, step: 2 } },
   ];
 }
+
+/** The companies the demo web knows. */
+export const DEMO_COMPANIES = {
+  Acme: { revenue: 'USD 1,234,567', employees: '5,000' },
+  Globex: { revenue: 'USD 890,000', employees: '1,200' },
+};
+
+/**
+ * Scripted workers for Acme and Globex × revenue and employees: two verify at once; one meets a dead URL (FAILED_URL,
+ * then a re-search that tries the tombstoned URL again and is refused); one claims a value its page lacks (recorded
+ * UNVERIFIED, re-delegated).
+ */
+export function demoRoutes(b: string): Record<string, ScriptEntry[]> {
+  return {
+    [factRoute('Acme', 'revenue')]: verifyScript(b, 'Acme', '/acme', '1234567'),
+    [factRoute('Acme', 'employees')]: verifyScript(b, 'Acme', '/acme', '5000'),
+    [factRoute('Globex', 'revenue')]: [
+      { tool: 'web_fetch', args: { url: `${b}/dead` } },
+      { tool: 'board_write', args: { status: 'FAILED_URL', url: `${b}/dead`, reason: 'HTTP 410' } },
+    ],
+    [factRoute('Globex', 'revenue', 2)]: [
+      { tool: 'web_fetch', args: { url: `${b}/dead` } },
+      { tool: 'web_fetch', args: { url: `${b}/globex` } },
+      { tool: 'board_write', args: { status: 'VERIFIED', value: '890,000', source_url: `${b}/globex`, step: 2 } },
+    ],
+    [factRoute('Globex', 'employees')]: [
+      { tool: 'web_fetch', args: { url: `${b}/old` } },
+      { tool: 'board_write', args: { status: 'VERIFIED', value: '1,200', source_url: `${b}/old`, step: 1 } },
+    ],
+    [factRoute('Globex', 'employees', 2)]: verifyScript(b, 'Globex', '/globex', '1 200'),
+  };
+}

@@ -49,6 +49,8 @@ export interface ResearchResult {
   /** Facts not VERIFIED when the run ended, with their state. */
   missing: string[];
   entries: number;
+  /** The final board, so a closed run can be read without a worker to answer queries. */
+  board: BoardEntry[];
 }
 
 export interface ResearchStatus {

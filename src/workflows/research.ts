@@ -85,6 +85,7 @@ export async function research(rawInput: ResearchInput, carry?: ResearchCarry): 
     citations: synthesis?.body.citations ?? [],
     missing: run.missing,
     entries: run.entries.length,
+    board: run.entries,
   };
 }
 

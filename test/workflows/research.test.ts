@@ -7,6 +7,7 @@ import type { ScriptEntry } from '../../src/activities/model/scripted';
 import { MemoryObservationStore } from '../../src/activities/observations/memory-store';
 import {
   type FixtureWeb,
+  demoRoutes,
   factRoute,
   fixturePages,
   serveFixtureWeb,
@@ -94,26 +95,7 @@ const ofType = (board: BoardEntry[], type: BoardEntry['type']) => board.filter((
 describe('research run on the dev server', () => {
   it('reaches SYNTHESIS citing only VERIFIED facts: a false claim is re-delegated, a dead URL tombstoned', async () => {
     const b = web.base;
-    const routes = {
-      [factRoute('Acme', 'revenue')]: verifyScript(b, 'Acme', '/acme', '1234567'),
-      [factRoute('Acme', 'employees')]: verifyScript(b, 'Acme', '/acme', '5000'),
-      [factRoute('Globex', 'revenue')]: [
-        { tool: 'web_fetch', args: { url: `${b}/dead` } },
-        { tool: 'board_write', args: { status: 'FAILED_URL', url: `${b}/dead`, reason: 'HTTP 410' } },
-      ],
-      // The re-search after the tombstone tries the dead URL again first: refused without a request.
-      [factRoute('Globex', 'revenue', 2)]: [
-        { tool: 'web_fetch', args: { url: `${b}/dead` } },
-        { tool: 'web_fetch', args: { url: `${b}/globex` } },
-        { tool: 'board_write', args: { status: 'VERIFIED', value: '890,000', source_url: `${b}/globex`, step: 2 } },
-      ],
-      // Claims a value the page it fetched does not show.
-      [factRoute('Globex', 'employees')]: [
-        { tool: 'web_fetch', args: { url: `${b}/old` } },
-        { tool: 'board_write', args: { status: 'VERIFIED', value: '1,200', source_url: `${b}/old`, step: 1 } },
-      ],
-      [factRoute('Globex', 'employees', 2)]: verifyScript(b, 'Globex', '/globex', '1 200'),
-    };
+    const routes = demoRoutes(b);
     const { worker, taskQueue, model } = await researchWorker(routes);
     const runId = runIdFor('full');
     const result = await worker.runUntil(async () => {
