@@ -26,36 +26,24 @@ export function mirrorKey(runId: string): string {
 /**
  * The Redis mirror of a research board (`SCRATCHPAD_BOARD`): every accepted entry `RPUSH`ed to `scratchpad:{runId}`,
  * idempotent by entry id; a TTL once the run ends. Temporal stays the authority; readers that do not speak it read
- * this. One connection per URL, kept for the worker's life.
+ * this. A connection per call: the supervisor mirrors once per evaluation, and nothing is left open in the worker.
  */
-export function createBoardMirror() {
-  const connections = new Map<string, Redis>();
-  const connect = (url: string): Redis => {
-    let redis = connections.get(url);
-    if (!redis) {
-      redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2 });
-      redis.on('error', () => undefined);
-      connections.set(url, redis);
+export async function mirrorEntries(request: MirrorRequest): Promise<{ pushed: number }> {
+  const redis = new Redis(request.url, { maxRetriesPerRequest: 2, lazyConnect: true });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    const key = mirrorKey(request.runId);
+    const ids = `${key}:ids`;
+    for (const entry of request.entries) {
+      await redis.eval(PUSH_ONCE, 2, key, ids, entry.id, JSON.stringify(entry));
     }
-    return redis;
-  };
-  return {
-    async mirrorEntries(request: MirrorRequest): Promise<{ pushed: number }> {
-      const redis = connect(request.url);
-      const key = mirrorKey(request.runId);
-      const ids = `${key}:ids`;
-      for (const entry of request.entries) {
-        await redis.eval(PUSH_ONCE, 2, key, ids, entry.id, JSON.stringify(entry));
-      }
-      if (request.final) {
-        await redis.expire(key, MIRROR_TTL_SECONDS);
-        await redis.expire(ids, MIRROR_TTL_SECONDS);
-      }
-      return { pushed: request.entries.length };
-    },
-    async closeMirrors(): Promise<void> {
-      await Promise.all([...connections.values()].map((redis) => redis.quit().catch(() => undefined)));
-      connections.clear();
-    },
-  };
+    if (request.final) {
+      await redis.expire(key, MIRROR_TTL_SECONDS);
+      await redis.expire(ids, MIRROR_TTL_SECONDS);
+    }
+    return { pushed: request.entries.length };
+  } finally {
+    redis.disconnect();
+  }
 }

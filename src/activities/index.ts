@@ -7,7 +7,7 @@ import { createObservationRuntime } from './observations/runtime';
 import type { ModelProvider } from './model/provider';
 import { runObservedTool } from './observation-tool';
 import type { ToolOptions } from './tools/types';
-import { createBoardMirror } from './board-mirror';
+import { mirrorEntries } from './board-mirror';
 import { createResearchActivities } from './research';
 import { createWakeAgent } from './wake-agent';
 
@@ -83,7 +83,7 @@ export function createActivities(dependencies: ActivityDependencies) {
     wakeAgent: createWakeAgent(dependencies.client),
 
     ...createResearchActivities(dependencies.client, observations),
-    mirrorEntries: createBoardMirror().mirrorEntries,
+    mirrorEntries,
   };
 }
 
