@@ -1,11 +1,7 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import Redis from 'ioredis';
-import { createActivities } from '../../src/activities';
 import { mirrorEntries, mirrorKey } from '../../src/activities/board-mirror';
-import { createModelResolver } from '../../src/activities/model/registry';
-import { RoutedScriptedProvider } from '../../src/activities/model/routed';
-import { MemoryObservationStore } from '../../src/activities/observations/memory-store';
 import {
   type FixtureWeb,
   factRoute,
@@ -17,10 +13,10 @@ import { startDirectiveBridge } from '../../src/client/directive-bridge';
 import type { BoardEntry } from '../../src/core/board';
 import { researchWorkflowId } from '../../src/common/ids';
 import { boardQuery, statusQuery } from '../../src/common/research-messages';
-import { workerSinks } from '../../src/worker/worker';
 import { type RedisServerHandle, testRedisServer } from '../helpers/redis';
-import { testEnvironment, uniqueTaskQueue } from '../helpers/temporal';
-import { bundleWorkflows, sandboxOptions } from '../helpers/worker';
+import { testEnvironment } from '../helpers/temporal';
+import { bundleWorkflows } from '../helpers/worker';
+import { researchTestWorker, waitFor } from '../helpers/research';
 
 jest.setTimeout(120_000);
 
@@ -51,22 +47,7 @@ describe('research board Redis mirror', () => {
       [factRoute('Hooli', 'revenue')]: verifyScript(web.base, 'Hooli', '/hooli', '3,000,000', 3000),
       [factRoute('Hooli', 'employees')]: verifyScript(web.base, 'Hooli', '/hooli', '640', 3000),
     };
-    const model = new RoutedScriptedProvider(routes);
-    const taskQueue = uniqueTaskQueue('test-research-mirror');
-    const resolveModel = createModelResolver({ defaultSpec: 'scripted:r', providers: { 'scripted:r': model } });
-    const tools = { ...sandboxOptions(), fetchAllowHosts: ['127.0.0.1'], searchUrl: web.searchUrl };
-    const worker = await Worker.create({
-      connection: env.nativeConnection,
-      taskQueue,
-      workflowBundle: bundle,
-      activities: createActivities({
-        resolveModel,
-        tools,
-        observations: new MemoryObservationStore(),
-        client: env.client,
-      }),
-      sinks: workerSinks(),
-    });
+    const { worker, taskQueue } = await researchTestWorker(env, bundle, web, routes);
     const runId = `mirror-${Date.now().toString(36)}`;
     const bridge = await startDirectiveBridge(redisServer.url, env.client);
     try {
@@ -111,11 +92,3 @@ describe('research board Redis mirror', () => {
     }
   });
 });
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}

@@ -1,10 +1,6 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { createActivities } from '../../src/activities';
-import { createModelResolver } from '../../src/activities/model/registry';
-import { RoutedScriptedProvider } from '../../src/activities/model/routed';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { ScriptEntry } from '../../src/activities/model/scripted';
-import { MemoryObservationStore } from '../../src/activities/observations/memory-store';
 import {
   type FixtureWeb,
   demoRoutes,
@@ -23,9 +19,9 @@ import {
   synthesizeUpdate,
   writeUpdate,
 } from '../../src/common/research-messages';
-import { workerSinks } from '../../src/worker/worker';
-import { testEnvironment, uniqueTaskQueue } from '../helpers/temporal';
-import { bundleWorkflows, sandboxOptions } from '../helpers/worker';
+import { testEnvironment } from '../helpers/temporal';
+import { bundleWorkflows } from '../helpers/worker';
+import { researchTestWorker, waitFor } from '../helpers/research';
 
 jest.setTimeout(120_000);
 
@@ -51,29 +47,8 @@ afterAll(async () => {
   await env?.teardown();
 });
 
-async function researchWorker(routes: Record<string, ScriptEntry[]>) {
-  const model = new RoutedScriptedProvider(routes, 'research');
-  const taskQueue = uniqueTaskQueue('test-research');
-  const resolveModel = createModelResolver({
-    defaultSpec: 'scripted:research',
-    providers: { 'scripted:research': model },
-  });
-  // Loopback is allowed explicitly: the fixture web lives there.
-  const tools = { ...sandboxOptions(), fetchAllowHosts: ['127.0.0.1'], searchUrl: web.searchUrl };
-  const worker = await Worker.create({
-    connection: env.nativeConnection,
-    namespace: env.namespace ?? 'default',
-    taskQueue,
-    workflowBundle: bundle,
-    activities: createActivities({
-      resolveModel,
-      tools,
-      observations: new MemoryObservationStore(),
-      client: env.client,
-    }),
-    sinks: workerSinks(),
-  });
-  return { worker, taskQueue, model };
+function researchWorker(routes: Record<string, ScriptEntry[]>) {
+  return researchTestWorker(env, bundle, web, routes);
 }
 
 let runs = 0;
@@ -290,11 +265,3 @@ describe('research run on the dev server', () => {
     expect(outcome.answer).toBeUndefined();
   });
 });
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { parsePositiveInt } from '../format';
+import type { Run } from './schedule';
 import {
   researchBoardCommand,
   researchDemoCommand,
@@ -7,8 +8,6 @@ import {
   researchListCommand,
   researchStartCommand,
 } from './research';
-
-type Run = <A extends unknown[]>(action: (...args: A) => Promise<number>) => (...args: A) => Promise<void>;
 
 /** `scratchpad research …`: a research run on the typed board (seed 003). */
 export function registerResearchCommands(program: Command, run: Run): void {

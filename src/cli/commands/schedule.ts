@@ -147,7 +147,8 @@ export function scheduleChangeCommand(change: 'pause' | 'unpause' | 'trigger' | 
   };
 }
 
-type Run = <A extends unknown[]>(action: (...args: A) => Promise<number>) => (...args: A) => Promise<void>;
+/** Wraps a command action so its exit code reaches the process. */
+export type Run = <A extends unknown[]>(action: (...args: A) => Promise<number>) => (...args: A) => Promise<void>;
 
 /** Adds the `schedule` command group to the program. */
 export function registerScheduleCommands(program: Command, run: Run): void {
