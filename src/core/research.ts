@@ -24,6 +24,8 @@ export const ResearchInputSchema = z.strictObject({
     .positive()
     .default(30 * 60_000),
   workerModel: z.string().min(1).optional(),
+  /** History length at which the supervisor continues as new, well before Temporal's limits (issue: < 10,000). */
+  continueAsNewEvents: z.number().int().min(40).max(9000).default(8000),
   /** Mirror accepted entries to this Redis URL (`SCRATCHPAD_BOARD`). */
   mirror: z.string().min(1).optional(),
 });
@@ -38,6 +40,8 @@ export interface ResearchCarry {
   directivesRead: number;
   activeWorkers: string[];
   spawned: string[];
+  /** Continue-as-new count so far. */
+  generation: number;
 }
 
 export type ResearchOutcome = 'running' | 'complete' | 'incomplete';
@@ -49,6 +53,8 @@ export interface ResearchResult {
   /** Facts not VERIFIED when the run ended, with their state. */
   missing: string[];
   entries: number;
+  /** How many times the supervisor continued as new. */
+  continuedAsNew: number;
   /** The final board, so a closed run can be read without a worker to answer queries. */
   board: BoardEntry[];
 }

@@ -35,6 +35,7 @@ export class ResearchRun {
   nextWorker: number;
   directivesRead: number;
   readonly startedAt: number;
+  readonly generation: number;
   outcome: ResearchOutcome = 'running';
   missing: string[] = [];
   /** Set by every accepted entry and finished worker; the evaluation loop waits on it. */
@@ -56,6 +57,7 @@ export class ResearchRun {
     this.nextWorker = carry?.nextWorker ?? input.entities.length * input.fields.length + 1;
     this.directivesRead = carry?.directivesRead ?? 0;
     this.startedAt = carry?.startedAt ?? now;
+    this.generation = carry?.generation ?? 0;
     this.mirrored = carry?.entries.length ?? 0;
     this.supervisor = { role: 'supervisor', id: workflowId };
   }
@@ -153,6 +155,7 @@ export class ResearchRun {
       directivesRead: this.directivesRead,
       activeWorkers: [...this.active],
       spawned: [...this.spawned],
+      generation: this.generation + 1,
     };
   }
 }

@@ -41,9 +41,6 @@ import { researchWorker } from './research-worker';
 const { checkEvidence } = proxyActivities<Activities>({ startToCloseTimeout: '1m', retry: { maximumAttempts: 5 } });
 const { mirrorEntries } = proxyActivities<Activities>({ startToCloseTimeout: '1m', retry: { maximumAttempts: 10 } });
 
-/** Well before Temporal's 51,200-event limit, and the 10,000. */
-const CONTINUE_AS_NEW_EVENTS = 8000;
-
 /**
  * The research supervisor (seed 003): holds the board, writes STRATEGY, spawns a worker per fact, tombstones failed
  * URLs, re-delegates unverified facts, reads user directives into STRATEGY, and synthesises only through the gate.
@@ -70,7 +67,7 @@ export async function research(rawInput: ResearchInput, carry?: ResearchCarry): 
       run.finish('incomplete');
       break;
     }
-    if (workflowInfo().historyLength > CONTINUE_AS_NEW_EVENTS || workflowInfo().continueAsNewSuggested) {
+    if (workflowInfo().historyLength > input.continueAsNewEvents || workflowInfo().continueAsNewSuggested) {
       await condition(allHandlersFinished);
       await continueAsNew<typeof research>(rawInput, run.carry());
     }
@@ -85,6 +82,7 @@ export async function research(rawInput: ResearchInput, carry?: ResearchCarry): 
     citations: synthesis?.body.citations ?? [],
     missing: run.missing,
     entries: run.entries.length,
+    continuedAsNew: run.generation,
     board: run.entries,
   };
 }

@@ -264,4 +264,34 @@ describe('research run on the dev server', () => {
     });
     expect(outcome.answer).toBeUndefined();
   });
+
+  it('continues as new with workers running, and the carried board completes', async () => {
+    const entities = ['Acme', 'Globex', 'Initech', 'Umbrella'];
+    const routes = Object.fromEntries(
+      entities.map((entity) => {
+        const value = /revenue<\/td><td>USD ([\d,]+)/.exec(
+          fixturePages(COMPANIES)[`/${entity.toLowerCase()}`] ?? '',
+        )?.[1];
+        return [factRoute(entity, 'revenue'), verifyScript(web.base, entity, `/${entity.toLowerCase()}`, value ?? '')];
+      }),
+    );
+    const { worker, taskQueue } = await researchWorker(routes);
+    const outcome = await worker.runUntil(async () => {
+      const handle = await startRun(taskQueue, {
+        runId: runIdFor('can'),
+        question: 'Revenues',
+        entities,
+        fields: ['revenue'],
+        maxWorkers: 2,
+        continueAsNewEvents: 40,
+      });
+      return handle.result();
+    });
+    expect(outcome.outcome).toBe('complete');
+    expect(outcome.continuedAsNew).toBeGreaterThan(0);
+    const counts = ['STRATEGY', 'PENDING', 'VERIFIED', 'SYNTHESIS'].map(
+      (type) => ofType(outcome.board, type as never).length,
+    );
+    expect(counts).toEqual([1, 4, 4, 1]);
+  });
 });
