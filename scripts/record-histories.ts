@@ -13,7 +13,17 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { updateAgent } from '../src/client/agent-client';
 import { createActivities } from '../src/activities';
 import { createModelResolver } from '../src/activities/model/registry';
+import type { ModelProvider } from '../src/activities/model/provider';
+import { RoutedScriptedProvider } from '../src/activities/model/routed';
 import { type ScriptEntry, ScriptedProvider } from '../src/activities/model/scripted';
+import {
+  DEMO_COMPANIES,
+  type FixtureWeb,
+  demoRoutes,
+  fixturePages,
+  serveFixtureWeb,
+} from '../src/cli/research-fixture';
+import { researchWorkflowId, researchWorkerId } from '../src/common/ids';
 import type { AgentSettings } from '../src/core/agent';
 import type { CycleInput } from '../src/core/cycle';
 import { defaultScratchpad, enqueueTasks } from '../src/core/scratchpad';
@@ -42,6 +52,10 @@ interface Session {
 interface Recording {
   name: string;
   script: ScriptEntry[];
+  /** A model other than the script (concurrent research workers need a routed one). */
+  provider?: ModelProvider;
+  /** The fixture web a research recording fetches from. */
+  web?: () => Promise<FixtureWeb>;
   /** Drives the workflows; returns the workflow ids (and run ids) whose histories to save, under file names. */
   run(session: Session, taskQueue: string): Promise<Record<string, { workflowId: string; runId?: string }>>;
 }
@@ -199,15 +213,49 @@ const RECORDINGS: Recording[] = [
   },
 ];
 
-/** `RECORD_ONLY=name,name` records just those, leaving every other saved history as it is. */
+// The fixture web's port is part of the recorded URLs, so the routes are built once it listens.
+let researchWeb: FixtureWeb | undefined;
+async function fixtureWeb(): Promise<FixtureWeb> {
+  researchWeb ??= await serveFixtureWeb(fixturePages(DEMO_COMPANIES));
+  return researchWeb;
+}
+
+async function researchRecording(): Promise<Recording> {
+  const web = await fixtureWeb();
+  return {
+    name: 'research-run',
+    script: [],
+    provider: new RoutedScriptedProvider(demoRoutes(web.base), 'research'),
+    web: fixtureWeb,
+    async run({ client }, taskQueue) {
+      const runId = 'replay';
+      const workflowId = researchWorkflowId(runId);
+      const handle = await client.workflow.start('research', {
+        taskQueue,
+        workflowId,
+        args: [
+          { runId, question: 'Revenue and employees', entities: ['Acme', 'Globex'], fields: ['revenue', 'employees'] },
+        ],
+      });
+      await handle.result();
+      return {
+        'research-run': { workflowId },
+        'research-worker-failed-url': { workflowId: researchWorkerId(runId, 3) },
+        'research-worker-redelegated': { workflowId: researchWorkerId(runId, 6) },
+      };
+    },
+  };
+}
+
 /** Names on the command line (or in RECORD_ONLY) record only those, so existing histories are not overwritten. */
-function selected(): Recording[] {
+function selected(recordings: Recording[]): Recording[] {
   const only = [...process.argv.slice(2), ...(process.env.RECORD_ONLY?.split(',') ?? [])].map((name) => name.trim());
-  return only.length > 0 ? RECORDINGS.filter((recording) => only.includes(recording.name)) : RECORDINGS;
+  return only.length > 0 ? recordings.filter((recording) => only.includes(recording.name)) : recordings;
 }
 
 async function record(session: Session, recording: Recording): Promise<void> {
-  const model = new ScriptedProvider(recording.script, recording.name);
+  const model = recording.provider ?? new ScriptedProvider(recording.script, recording.name);
+  const web = await recording.web?.();
   const taskQueue = `record-${recording.name}`;
   const worker = await Worker.create({
     connection: session.connection,
@@ -220,9 +268,11 @@ async function record(session: Session, recording: Recording): Promise<void> {
         sandboxRoot: session.sandboxRoot,
         shellAllow: ['echo'],
         shellTimeoutMs: 5000,
-        fetchAllowHosts: [],
-        fetchMaxBytes: 1024,
+        fetchAllowHosts: web ? ['127.0.0.1'] : [],
+        fetchMaxBytes: web ? 1024 * 1024 : 1024,
+        ...(web && { searchUrl: web.searchUrl }),
       },
+      client: session.client,
     }),
   });
   const targets = await worker.runUntil(recording.run(session, taskQueue));
@@ -241,8 +291,10 @@ async function main(): Promise<void> {
   const client = new Client({ connection: await Connection.connect({ address: server.address }) });
   const sandboxRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'record-sandbox-'));
   try {
-    for (const recording of selected()) await record({ client, connection, sandboxRoot }, recording);
+    const recordings = [...RECORDINGS, await researchRecording()];
+    for (const recording of selected(recordings)) await record({ client, connection, sandboxRoot }, recording);
   } finally {
+    await researchWeb?.close();
     await connection.close();
     await server.stop();
   }

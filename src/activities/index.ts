@@ -8,6 +8,8 @@ import type { ModelProvider } from './model/provider';
 import { runObservedTool } from './observation-tool';
 import type { ToolOptions } from './tools/types';
 import { type VerificationRequest, runVerification } from './verification';
+import { mirrorEntries } from './board-mirror';
+import { createResearchActivities } from './research';
 import { createWakeAgent } from './wake-agent';
 import { ModelError } from '../common/failure-types';
 
@@ -83,6 +85,9 @@ export function createActivities(dependencies: ActivityDependencies) {
 
     /** Wakes an agent for its schedule (signal-with-start), which the workflow cannot do itself. */
     wakeAgent: createWakeAgent(dependencies.client),
+
+    ...createResearchActivities(dependencies.client, observations),
+    mirrorEntries,
   };
 }
 

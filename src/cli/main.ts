@@ -2,6 +2,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { Command, CommanderError } from 'commander';
 import { LOG_LEVELS } from '../config';
+import { registerResearchCommands } from './commands/research-program';
 import { registerScheduleCommands } from './commands/schedule';
 import { registerStagedCommands } from './commands/staged-program';
 import { environmentHelp } from './environment-help';
@@ -30,6 +31,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
   registerCycleCommands(program, run);
   registerAgentCommands(program, run);
   registerStagedCommands(program, run);
+  registerResearchCommands(program, run);
   registerScheduleCommands(program, run);
   return program;
 }

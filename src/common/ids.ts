@@ -58,3 +58,20 @@ export function parseStagedWorkflowId(workflowId: string): { agentId: string; n:
 export function stageCycleId(stagedId: string, label: string): string {
   return `${stagedId}/${label}`;
 }
+
+const RESEARCH_ID = /^research\/([^/]+)$/;
+
+/** `research/<runId>`: a research run's supervisor, which holds the board. */
+export function researchWorkflowId(runId: string): string {
+  return `research/${runId}`;
+}
+
+/** `research/<runId>/worker/<n>`: the run's n-th worker. */
+export function researchWorkerId(runId: string, n: number): string {
+  return `research/${runId}/worker/${n}`;
+}
+
+/** The run id of `research/<runId>`; undefined for any other id. */
+export function parseResearchWorkflowId(workflowId: string): string | undefined {
+  return RESEARCH_ID.exec(workflowId)?.[1];
+}

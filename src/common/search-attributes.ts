@@ -8,6 +8,7 @@ export const SEARCH_ATTRIBUTES = {
   CycleOutcome: 'KEYWORD',
   CycleCount: 'INT',
   LastOutcome: 'KEYWORD',
+  ResearchRun: 'KEYWORD',
 } as const satisfies Record<string, SearchAttributeType>;
 
 /** Name of one of the project's custom search attributes. */
@@ -24,3 +25,6 @@ export const cycleCountKey = defineSearchAttributeKey('CycleCount', SEARCH_ATTRI
 
 /** Typed key of the outcome of the agent's last finished cycle. */
 export const lastOutcomeKey = defineSearchAttributeKey('LastOutcome', SEARCH_ATTRIBUTES.LastOutcome);
+
+/** Typed key marking a research supervisor with its run id; its outcome goes in `CycleOutcome`. */
+export const researchRunKey = defineSearchAttributeKey('ResearchRun', SEARCH_ATTRIBUTES.ResearchRun);

@@ -1,6 +1,7 @@
 import type { AgentInput } from '../core/agent';
 import type { CycleInput, CycleResult } from '../core/cycle';
 import type { StagedInput, StagedResult } from '../core/staged-input';
+import type { ResearchInput, ResearchResult, WorkerInput, WorkerResult } from '../core/research';
 
 /**
  * The workflows' names and signatures, for clients that start them by name: a client never imports workflow code,
@@ -11,6 +12,8 @@ export interface WorkflowTypes {
   agentCycle: (input: CycleInput) => Promise<CycleResult>;
   scheduledWake: (input: WakeAgentArgs) => Promise<WakeAgentResult>;
   stagedTask: (input: StagedInput) => Promise<StagedResult>;
+  research: (input: ResearchInput) => Promise<ResearchResult>;
+  researchWorker: (input: WorkerInput) => Promise<WorkerResult>;
 }
 
 /** What a schedule's action passes on: the agent to wake, its task queue, and the tasks to enqueue. */
@@ -29,3 +32,4 @@ export interface WakeAgentResult {
 export type AgentWorkflow = WorkflowTypes['agent'];
 export type AgentCycleWorkflow = WorkflowTypes['agentCycle'];
 export type StagedTaskWorkflow = WorkflowTypes['stagedTask'];
+export type ResearchWorkflow = WorkflowTypes['research'];

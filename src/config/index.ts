@@ -115,6 +115,15 @@ export const EnvSchema = z.object({
     .pipe(z.enum(LOG_LEVELS))
     .default('WARN')
     .describe(`worker log level: ${LOG_LEVELS.join(', ')}`),
+  SCRATCHPAD_SEARCH_URL: z
+    .url()
+    .optional()
+    .describe('SearXNG-compatible JSON search endpoint for web_search, e.g. http://localhost:8888/search'),
+  SCRATCHPAD_BOARD: z
+    .string()
+    .regex(/^rediss?:\/\//, 'expected redis://…')
+    .optional()
+    .describe('research board mirror, redis://HOST:PORT: accepted entries are pushed to scratchpad:{runId}'),
 });
 
 export type Config = z.infer<typeof EnvSchema> & {

@@ -3,7 +3,15 @@ import { z } from 'zod';
 export const MessageSchema = z.object({ role: z.enum(['user', 'assistant']), content: z.string() });
 export type Message = z.infer<typeof MessageSchema>;
 
-export const SystemPromptIdSchema = z.enum(['cycle', 'respond', 'respond_single', 'reflect', 'staged', 'staged_plan']);
+export const SystemPromptIdSchema = z.enum([
+  'cycle',
+  'respond',
+  'respond_single',
+  'reflect',
+  'staged',
+  'staged_plan',
+  'research_worker',
+]);
 export type SystemPromptId = z.infer<typeof SystemPromptIdSchema>;
 
 /**

@@ -27,6 +27,12 @@ After you respond, a separate reflection process will update your understanding.
 You don't need to manage memory - just be present and helpful.`;
 
 /** Seed 001 phase 2. */
+export const RESEARCH_WORKER_SYSTEM = `You are a research worker. You own one fact: an entity's field.
+Find its value on a live web page: web_search for sources, web_fetch a page, scratchpad_read a large page.
+Then call board_write once. VERIFIED only with the source_url you fetched and that fetch's observation_id (its
+scratchpad_id) or step: the board checks that the value appears on that page and records UNVERIFIED otherwise.
+A URL that is dead or blocked: board_write FAILED_URL. Never fetch a tombstoned URL. Call exactly one tool per turn.`;
+
 export const REFLECT_SYSTEM = `You are a reflection process observing an AI assistant.
 You just saw an exchange:
 - The assistant's prior understanding (scratchpad)
@@ -54,6 +60,7 @@ export const SYSTEM_PROMPTS: Record<SystemPromptId, string> = {
   reflect: REFLECT_SYSTEM,
   staged: `${CYCLE_SYSTEM}\n\n${STAGED_SYSTEM_RULES}\n\n${SCRATCHPAD_CONVENTION}`,
   staged_plan: STAGED_PLAN_SYSTEM,
+  research_worker: RESEARCH_WORKER_SYSTEM,
 };
 
 export interface CyclePromptContext {

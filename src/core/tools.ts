@@ -27,6 +27,19 @@ export const TOOL_ARGS = {
     url: z.string().describe('http(s) URL on an allowed host'),
     max_bytes: z.number().int().positive().optional().describe('Stop reading after this many bytes'),
   }),
+  web_search: z.object({
+    query: z.string().trim().min(1).max(500).describe('Search terms'),
+    max_results: z.number().int().min(1).max(10).optional().describe('Results to return (default 5)'),
+  }),
+  board_write: z.object({
+    status: z.enum(['VERIFIED', 'UNVERIFIED', 'FAILED_URL']).describe('What you found'),
+    value: z.string().max(200).optional().describe('VERIFIED / UNVERIFIED: the value, as written on the page'),
+    source_url: z.string().max(2048).optional().describe('VERIFIED: the URL you fetched it from'),
+    observation_id: z.string().max(16).optional().describe('VERIFIED: scratchpad_id of that web_fetch observation'),
+    step: z.number().int().nonnegative().optional().describe('VERIFIED: or the step number of that web_fetch'),
+    url: z.string().max(2048).optional().describe('FAILED_URL: the URL that failed'),
+    reason: z.string().max(2000).optional().describe('UNVERIFIED / FAILED_URL: why'),
+  }),
   scratchpad_read: z.object({
     scratchpad_id: z
       .string({
@@ -93,6 +106,11 @@ export const TOOL_DESCRIPTIONS: Record<ToolName, string> = {
   fs_read: 'Read a file inside the sandbox.',
   fs_write: 'Write a file inside the sandbox, creating directories as needed.',
   web_fetch: 'Fetch a URL from an allowed host; the body is capped in size.',
+  web_search: 'Search the web; returns result URLs with titles and snippets.',
+  board_write:
+    'Record the result of your research fact on the board and finish: VERIFIED (value, source_url and the ' +
+    'observation_id or step of your web_fetch of it; the value must appear on that page), UNVERIFIED (reason) or ' +
+    'FAILED_URL (url, reason).',
   scratchpad_read:
     'Read a large observation saved in the scratchpad store (an observation with a scratchpad_id shows only its start ' +
     'and end). Modes: full (entries up to twice the offload threshold), head / tail (first / last n characters), range (characters start to ' +
@@ -112,7 +130,7 @@ export const TOOL_DESCRIPTIONS: Record<ToolName, string> = {
 };
 
 /** Tools executed by the `runTool` activity (everything but the scratchpad's own verbs). */
-export const ACTIVITY_TOOLS = ['echo', 'shell', 'fs_read', 'fs_write', 'web_fetch'] as const;
+export const ACTIVITY_TOOLS = ['echo', 'shell', 'fs_read', 'fs_write', 'web_fetch', 'web_search'] as const;
 export type ActivityToolName = (typeof ACTIVITY_TOOLS)[number];
 
 export function isActivityTool(name: string): name is ActivityToolName {

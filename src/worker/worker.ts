@@ -31,6 +31,7 @@ export function toolOptions(config: Config): ToolOptions {
     fetchAllowPorts: config.SCRATCHPAD_FETCH_PORTS,
     fetchMaxBytes: config.SCRATCHPAD_FETCH_MAX_BYTES,
     fsWriteMaxBytes: config.SCRATCHPAD_FS_WRITE_MAX_BYTES,
+    searchUrl: config.SCRATCHPAD_SEARCH_URL,
   };
 }
 

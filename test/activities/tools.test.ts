@@ -52,7 +52,7 @@ describe('arguments and names', () => {
   test('an unknown tool lists the available ones', async () => {
     expect(await run('rm_rf', {})).toEqual({
       ok: false,
-      error: 'unknown tool "rm_rf" (available: echo, shell, fs_read, fs_write, web_fetch)',
+      error: 'unknown tool "rm_rf" (available: echo, shell, fs_read, fs_write, web_fetch, web_search)',
     });
   });
 });
@@ -348,4 +348,58 @@ test('runTool activity runs a tool in an activity context', async () => {
   expect(await environment.run(activities.runTool, call)).toMatchObject({ ok: true, bytes: 13 });
   expect(await fs.readFile(path.join(sandboxRoot, 'x.txt'), 'utf-8')).toBe('from activity');
   expect(await environment.run(activities.runTool, { ...call, name: 'nope' })).toMatchObject({ ok: false });
+});
+
+describe('web_search', () => {
+  let server: http.Server;
+  let searchUrl: string;
+  let body = '';
+
+  beforeAll(async () => {
+    server = http.createServer((request, response) => {
+      const url = new URL(request.url ?? '/', 'http://x');
+      if (url.searchParams.get('format') !== 'json') return void response.writeHead(400).end();
+      response.writeHead(200, { 'content-type': 'application/json' }).end(body);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    searchUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/search`;
+  });
+
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  test('returns http(s) results from a SearXNG-style endpoint, cut to max_results', async () => {
+    body = JSON.stringify({
+      results: [
+        { url: 'https://a.example/1', title: 'One', content: 'x'.repeat(1000) },
+        { url: 'javascript:alert(1)', title: 'Bad' },
+        { url: 'http://b.example/2', title: 2 },
+        { url: 'http://c.example/3' },
+      ],
+    });
+    const observation = await run('web_search', { query: 'acme revenue', max_results: 2 }, { searchUrl });
+    expect(observation).toMatchObject({
+      ok: true,
+      result: [
+        { url: 'https://a.example/1', title: 'One' },
+        { url: 'http://b.example/2', title: '', snippet: '' },
+      ],
+    });
+    expect((observation.result as { snippet: string }[])[0]?.snippet).toHaveLength(300);
+  });
+
+  test('refuses when not configured, and reports a non-JSON answer', async () => {
+    expect(await run('web_search', { query: 'q' })).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('SCRATCHPAD_SEARCH_URL'),
+    });
+    body = '<html>';
+    expect(await run('web_search', { query: 'q' }, { searchUrl })).toEqual({
+      ok: false,
+      error: 'search endpoint did not answer JSON',
+    });
+    expect((await run('web_search', { query: '' }, { searchUrl })).error).toContain('invalid arguments for web_search');
+  });
 });

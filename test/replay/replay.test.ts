@@ -91,6 +91,13 @@ describe('saved histories replay against the current workflow code', () => {
     expect(events.at(-1)?.workflowExecutionCompletedEventAttributes).toBeTruthy();
   });
 
+  it('covers a research run: worker writes through updates, children, a completed synthesis', () => {
+    const events = load('research-run.json').events ?? [];
+    expect(events.filter((event) => event.workflowExecutionUpdateAcceptedEventAttributes).length).toBeGreaterThan(8);
+    expect(events.filter((event) => event.startChildWorkflowExecutionInitiatedEventAttributes)).toHaveLength(6);
+    expect(events.at(-1)?.workflowExecutionCompletedEventAttributes).toBeTruthy();
+  });
+
   it('an edited history raises DeterminismViolationError', async () => {
     const history = load('agent-cycle-completed.json');
     // The second activity the cycle schedules is the echo tool; claim the workflow asked for a model call instead.

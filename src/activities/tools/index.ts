@@ -7,12 +7,20 @@ import { fsRead, fsWrite } from './fs';
 import { shell } from './shell';
 import type { ToolOptions } from './types';
 import { webFetch } from './web-fetch';
+import { webSearch } from './web-search';
 
 type Implementations = {
   [Name in ActivityToolName]: (args: z.infer<(typeof TOOL_ARGS)[Name]>, options: ToolOptions) => Promise<Observation>;
 };
 
-const IMPLEMENTATIONS: Implementations = { echo, shell, fs_read: fsRead, fs_write: fsWrite, web_fetch: webFetch };
+const IMPLEMENTATIONS: Implementations = {
+  echo,
+  shell,
+  fs_read: fsRead,
+  fs_write: fsWrite,
+  web_fetch: webFetch,
+  web_search: webSearch,
+};
 
 /** Validates and runs one tool call. Never throws: every failure is an `ok: false` observation for the model. */
 export async function runToolCall(call: ToolCallInput, options: ToolOptions): Promise<Observation> {

@@ -18,6 +18,8 @@ export interface ToolOptions {
   fetchMaxBytes: number;
   /** Largest content `fs_write` accepts, in bytes; default FS_WRITE_MAX_BYTES. */
   fsWriteMaxBytes?: number;
+  /** SearXNG-compatible JSON endpoint `web_search` calls; the tool refuses when absent. */
+  searchUrl?: string;
 }
 
 export type ToolImplementation = (args: Record<string, unknown>, options: ToolOptions) => Promise<Observation>;

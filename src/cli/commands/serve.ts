@@ -5,6 +5,7 @@ import { devServerFiles, startDevServer, stopDevServer } from '../../dev-server/
 import { createWorker } from '../../worker/worker';
 import { CliError, EXIT } from '../errors';
 import * as runtime from '../runtime';
+import { startDirectiveBridge } from '../../client/directive-bridge';
 
 function portOf(address: string): number {
   return Number(address.slice(address.lastIndexOf(':') + 1));
@@ -18,7 +19,17 @@ export async function workerCommand(options: { model?: string }): Promise<number
   process.stderr.write(
     `Worker polling "${config.SCRATCHPAD_TASK_QUEUE}" at ${config.TEMPORAL_ADDRESS} with model ${spec}; Ctrl-C to stop.\n`,
   );
-  await worker.run();
+  // With a board mirror, directives published on Redis reach research runs through this worker's process.
+  const bridge = config.SCRATCHPAD_BOARD
+    ? await startDirectiveBridge(config.SCRATCHPAD_BOARD, await runtime.client(config), (line) =>
+        process.stderr.write(`${line}\n`),
+      )
+    : undefined;
+  try {
+    await worker.run();
+  } finally {
+    await bridge?.close();
+  }
   return EXIT.ok;
 }
 

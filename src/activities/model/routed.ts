@@ -1,0 +1,32 @@
+import { ApplicationFailure } from '@temporalio/common';
+import type { ModelResponse } from '../../core/model';
+import type { ModelProvider, ProviderRequest } from './provider';
+import { ScriptedProvider, type ScriptEntry } from './scripted';
+
+/**
+ * Scripted replies for models that run concurrently (research workers): each conversation is routed by the first
+ * line of its first message to a script of its own, so interleaving never changes who gets which reply.
+ */
+export class RoutedScriptedProvider implements ModelProvider {
+  readonly spec: string;
+  private readonly routes = new Map<string, ScriptedProvider>();
+
+  constructor(routes: Record<string, ScriptEntry[]>, name = 'routed') {
+    this.spec = `scripted:${name}`;
+    for (const [key, script] of Object.entries(routes)) this.routes.set(key, new ScriptedProvider(script, key));
+  }
+
+  /** Requests each route has received. */
+  requestsFor(key: string): ProviderRequest[] {
+    return this.routes.get(key)?.requests ?? [];
+  }
+
+  async complete(request: ProviderRequest, signal?: AbortSignal): Promise<ModelResponse> {
+    const key = request.messages[0]?.content.split('\n')[0] ?? '';
+    const route = this.routes.get(key);
+    if (!route) {
+      throw ApplicationFailure.nonRetryable(`no script for "${key.slice(0, 200)}"`, 'ModelError.ScriptExhausted');
+    }
+    return { ...(await route.complete(request, signal)), model: this.spec };
+  }
+}

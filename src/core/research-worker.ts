@@ -1,0 +1,59 @@
+import { TOOL_ARGS } from './tools';
+import type { Draft } from './board';
+import type { WorkerInput } from './research';
+
+/** The worker's first message: its fact, the goal as the latest STRATEGY states it, and URLs it must not fetch. */
+export function workerBrief(input: WorkerInput): string {
+  const lines = [
+    `Fact: ${input.entity} / ${input.field} (attempt ${input.attempt})`,
+    `Goal: ${input.goal}`,
+    `You are ${input.workerId}.`,
+  ];
+  if (input.searchHint) lines.push(`Search hint: ${input.searchHint}`);
+  if (input.tombstoned.length > 0) lines.push(`Tombstoned (never fetch): ${input.tombstoned.join(', ')}`);
+  return lines.join('\n');
+}
+
+/** A `board_write` call turned into a board draft for this worker's fact, or the reason it cannot be one. */
+export function draftFromBoardWrite(args: unknown, input: WorkerInput): Draft | string {
+  const parsed = TOOL_ARGS.board_write.safeParse(args);
+  if (!parsed.success) return `invalid board_write arguments: ${parsed.error.issues[0]?.message ?? 'unknown'}`;
+  const call = parsed.data;
+  const fact = { entity: input.entity, field: input.field };
+  switch (call.status) {
+    case 'VERIFIED': {
+      if (!call.value || !call.source_url) return 'VERIFIED needs value and source_url';
+      if (call.observation_id === undefined && call.step === undefined) {
+        return 'VERIFIED needs the observation_id or step of your web_fetch of source_url';
+      }
+      const evidence = {
+        ...(call.observation_id && { observationId: call.observation_id }),
+        ...(call.step !== undefined && { step: call.step }),
+      };
+      return {
+        type: 'VERIFIED',
+        body: { ...fact, value: call.value, sourceUrl: call.source_url, retrievedBy: input.workerId, evidence },
+      };
+    }
+    case 'UNVERIFIED':
+      return {
+        type: 'UNVERIFIED',
+        body: { ...fact, ...(call.value && { claimedValue: call.value }), reason: call.reason || 'no reason given' },
+      };
+    case 'FAILED_URL':
+      if (!call.url) return 'FAILED_URL needs url';
+      return {
+        type: 'FAILED_URL',
+        body: { ...fact, url: call.url, failureReason: call.reason || 'unreachable', triedBy: input.workerId },
+      };
+  }
+}
+
+/** Same URL as far as a tombstone goes. */
+export function normaliseUrl(url: string): string {
+  try {
+    return new URL(url).href;
+  } catch {
+    return url;
+  }
+}

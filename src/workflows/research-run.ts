@@ -1,0 +1,161 @@
+import { ApplicationFailure } from '@temporalio/workflow';
+import {
+  type Author,
+  type BoardEntry,
+  type Draft,
+  DraftSchema,
+  AuthorSchema,
+  checkWrite,
+  facts,
+  latestStrategy,
+} from '../core/board';
+import {
+  describeMissing,
+  type ParsedResearchInput,
+  type ResearchCarry,
+  type ResearchOutcome,
+  type ResearchStatus,
+} from '../core/research';
+import type { WriteRequest } from '../common/research-messages';
+
+/** A refused write: the update fails with this, and the board is unchanged. */
+export class RefusedWrite extends Error {
+  override readonly name = 'RefusedWrite';
+}
+
+/**
+ * The supervisor's state: the append-only board, the workers running, and the outcome. Updates, signals and the
+ * evaluation loop all go through `append`, which applies `core/board` rules to every entry, its own included.
+ */
+export class ResearchRun {
+  readonly entries: BoardEntry[];
+  readonly active: Set<string>;
+  /** Every worker started, so an assigned fact is never spawned twice. */
+  readonly spawned: Set<string>;
+  nextWorker: number;
+  directivesRead: number;
+  readonly startedAt: number;
+  readonly generation: number;
+  outcome: ResearchOutcome = 'running';
+  missing: string[] = [];
+  /** Set by every accepted entry and finished worker; the evaluation loop waits on it. */
+  dirty = true;
+  turn = 0;
+  readonly supervisor: Author;
+  /** Entries accepted since the mirror last caught up. */
+  mirrored = 0;
+
+  constructor(
+    readonly input: ParsedResearchInput,
+    readonly workflowId: string,
+    now: number,
+    carry?: ResearchCarry,
+  ) {
+    this.entries = carry ? [...carry.entries] : [];
+    this.active = new Set(carry?.activeWorkers ?? []);
+    this.spawned = new Set(carry?.spawned ?? []);
+    this.nextWorker = carry?.nextWorker ?? input.entities.length * input.fields.length + 1;
+    this.directivesRead = carry?.directivesRead ?? 0;
+    this.startedAt = carry?.startedAt ?? now;
+    this.generation = carry?.generation ?? 0;
+    this.mirrored = carry?.entries.length ?? 0;
+    this.supervisor = { role: 'supervisor', id: workflowId };
+  }
+
+  /**
+   * The `write` update's validator: parses the request and applies the board's rules. The supervisor's own entries
+   * never come through here, so a request claiming its role is forged.
+   */
+  validate(request: WriteRequest): { author: Author; draft: Draft } {
+    const author = AuthorSchema.safeParse(request?.author);
+    if (!author.success) throw new RefusedWrite(`invalid author: ${author.error.issues[0]?.message ?? 'malformed'}`);
+    const type = String((request.draft as { type?: unknown } | undefined)?.type).slice(0, 40);
+    const { role, id } = author.data;
+    if (role === 'supervisor') {
+      throw new RefusedWrite(
+        `supervisor ${id} may not write ${type}: [origin] the supervisor writes only from inside its run`,
+      );
+    }
+    if (role === 'worker' && !this.active.has(id)) {
+      throw new RefusedWrite(`worker ${id} may not write ${type}: [origin] not a running worker of this run`);
+    }
+    const draft = DraftSchema.safeParse(request.draft);
+    if (!draft.success) {
+      const issue = draft.error.issues[0];
+      throw new RefusedWrite(`invalid ${type} entry: ${issue?.path.join('.')} ${issue?.message ?? ''}`.trim());
+    }
+    this.check(author.data, draft.data as Draft);
+    return { author: author.data, draft: draft.data as Draft };
+  }
+
+  check(author: Author, draft: Draft): void {
+    const verdict = checkWrite(this.entries, author, draft);
+    if (!verdict.ok) throw new RefusedWrite(verdict.reason);
+  }
+
+  /** Appends an entry that passes the rules as the board stands now; throws a non-retryable failure otherwise. */
+  append(author: Author, draft: Draft, now: number): BoardEntry {
+    const verdict = checkWrite(this.entries, author, draft);
+    if (!verdict.ok) throw ApplicationFailure.nonRetryable(verdict.reason, 'Research.RefusedWrite');
+    const entry = {
+      id: `e${this.entries.length + 1}`,
+      type: draft.type,
+      author,
+      turn: this.turn,
+      createdAt: new Date(now).toISOString(),
+      body: draft.body,
+    } as BoardEntry;
+    this.entries.push(entry);
+    // A worker's result ends its investigation; a claim does not.
+    if (author.role === 'worker' && draft.type !== 'PENDING') this.active.delete(author.id);
+    this.dirty = true;
+    return entry;
+  }
+
+  appendAsSupervisor(draft: Draft, now: number): BoardEntry {
+    return this.append(this.supervisor, draft, now);
+  }
+
+  workerFinished(workerId: string): void {
+    this.active.delete(workerId);
+    this.dirty = true;
+  }
+
+  get strategy() {
+    return latestStrategy(this.entries);
+  }
+
+  finish(outcome: Exclude<ResearchOutcome, 'running'>): void {
+    this.outcome = outcome;
+    this.missing = describeMissing(facts(this.entries));
+  }
+
+  status(): ResearchStatus {
+    return {
+      runId: this.input.runId,
+      outcome: this.outcome,
+      facts: facts(this.entries).map((fact) => ({
+        entity: fact.entity,
+        field: fact.field,
+        state: fact.state,
+        ...(fact.latest && { entryId: fact.latest.id }),
+      })),
+      activeWorkers: [...this.active],
+      workersStarted: this.spawned.size,
+      entries: this.entries.length,
+      missing: this.outcome === 'running' ? describeMissing(facts(this.entries)) : this.missing,
+    };
+  }
+
+  carry(): ResearchCarry {
+    return {
+      entries: this.entries,
+      nextWorker: this.nextWorker,
+      startedAt: this.startedAt,
+      directivesRead: this.directivesRead,
+      activeWorkers: [...this.active],
+      spawned: [...this.spawned],
+      generation: this.generation + 1,
+    };
+  }
+}
