@@ -268,7 +268,7 @@ async function record(session: Session, recording: Recording): Promise<void> {
         sandboxRoot: session.sandboxRoot,
         shellAllow: ['echo'],
         shellTimeoutMs: 5000,
-        fetchAllowHosts: web ? ['127.0.0.1'] : [],
+        ...(web ? web.allowance : { fetchAllowHosts: [] }),
         fetchMaxBytes: web ? 1024 * 1024 : 1024,
         ...(web && { searchUrl: web.searchUrl }),
       },

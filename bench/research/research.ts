@@ -53,7 +53,7 @@ async function main(): Promise<void> {
       sandboxRoot: fs.mkdtempSync(path.join(os.tmpdir(), 'bench-research-')),
       shellAllow: [],
       shellTimeoutMs: 1000,
-      fetchAllowHosts: ['127.0.0.1'],
+      ...web.allowance,
       fetchMaxBytes: 1 << 20,
       searchUrl: web.searchUrl,
     },

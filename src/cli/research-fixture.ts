@@ -8,6 +8,8 @@ export interface FixtureWeb {
   searchUrl: string;
   /** Every path requested, in order (search included, with its query). */
   requests: string[];
+  /** Tool options that let `web_fetch` and `web_search` reach this web, and nothing else on loopback. */
+  allowance: { fetchAllowHosts: string[]; fetchAllowAddresses: string[]; fetchAllowPorts: number[] };
   close(): Promise<void>;
 }
 
@@ -49,11 +51,13 @@ export async function serveFixtureWeb(pages: Record<string, string>): Promise<Fi
     response.writeHead(200, { 'content-type': 'text/html' }).end(body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { port } = server.address() as AddressInfo;
+  const base = `http://127.0.0.1:${port}`;
   return {
     base,
     searchUrl: `${base}/search`,
     requests,
+    allowance: { fetchAllowHosts: ['127.0.0.1'], fetchAllowAddresses: ['127.0.0.1/32'], fetchAllowPorts: [port] },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

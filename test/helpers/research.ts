@@ -26,7 +26,7 @@ export async function researchTestWorker(
     providers: { 'scripted:research': model },
   });
   // Loopback is allowed explicitly: the fixture web lives there.
-  const tools = { ...sandboxOptions(), fetchAllowHosts: ['127.0.0.1'], searchUrl: web.searchUrl };
+  const tools = { ...sandboxOptions(), ...web.allowance, searchUrl: web.searchUrl };
   const observations = options.observations ?? new MemoryObservationStore();
   const worker = await Worker.create({
     connection: env.nativeConnection,

@@ -138,7 +138,9 @@ export async function researchDemoCommand(): Promise<number> {
       SCRATCHPAD_TASK_QUEUE: 'scratchpad-research-demo',
       SCRATCHPAD_SEARCH_URL: web.searchUrl,
       // The fixture web is on loopback, so the demo allows exactly that host.
-      SCRATCHPAD_FETCH_ALLOW: ['127.0.0.1'],
+      SCRATCHPAD_FETCH_ALLOW: web.allowance.fetchAllowHosts,
+      SCRATCHPAD_FETCH_ALLOW_PRIVATE: web.allowance.fetchAllowAddresses,
+      SCRATCHPAD_FETCH_PORTS: web.allowance.fetchAllowPorts,
     };
     const providers = { [spec]: new RoutedScriptedProvider(demoRoutes(web.base), 'research-demo') };
     worker = await createWorker({ config: demoConfig, modelSpec: spec, providers });
