@@ -10,6 +10,8 @@ export interface ToolOptions {
   /** Hosts `web_fetch` may reach; `*` allows any. */
   fetchAllowHosts: readonly string[];
   fetchMaxBytes: number;
+  /** The activity's cancellation signal: aborts a waiting tool when the activity is cancelled or times out. */
+  signal?: AbortSignal;
 }
 
 export type ToolImplementation = (args: Record<string, unknown>, options: ToolOptions) => Promise<Observation>;

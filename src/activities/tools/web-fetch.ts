@@ -14,7 +14,8 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 /** `web_fetch`: GET an http(s) URL on an allowed host, following allowed redirects, the body capped in size. */
 export async function webFetch(args: z.infer<typeof TOOL_ARGS.web_fetch>, options: ToolOptions): Promise<Observation> {
   const maxBytes = Math.min(args.max_bytes ?? options.fetchMaxBytes, options.fetchMaxBytes);
-  const signal = AbortSignal.timeout(WEB_FETCH_TIMEOUT_MS);
+  const timeout = AbortSignal.timeout(WEB_FETCH_TIMEOUT_MS);
+  const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
   try {
     const { response, url } = await fetchFollowingAllowedRedirects(parseAllowedUrl(args.url, options), options, signal);
     const body = await readCapped(response, maxBytes);
@@ -31,7 +32,7 @@ export async function webFetch(args: z.infer<typeof TOOL_ARGS.web_fetch>, option
       encoding: text === undefined ? 'base64' : 'utf-8',
     };
   } catch (error) {
-    if (signal.aborted) throw new Error(`timed out after ${WEB_FETCH_TIMEOUT_MS / 1000} s fetching ${args.url}`);
+    if (timeout.aborted) throw new Error(`timed out after ${WEB_FETCH_TIMEOUT_MS / 1000} s fetching ${args.url}`);
     // undici reports every network failure as "fetch failed"; the cause says which.
     const cause = (error as { cause?: unknown }).cause;
     if (cause === undefined) throw error;
