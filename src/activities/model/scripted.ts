@@ -31,6 +31,11 @@ export const ScriptEntrySchema = z
       .partial()
       .optional(),
     delayMs: z.number().int().nonnegative().optional(),
+    /**
+     * Answers every request whose messages contain all these strings, instead of being replayed once in order. A
+     * script of such entries keeps no position, so a worker restarted mid-cycle answers as its predecessor would.
+     */
+    match: z.array(z.string().min(1)).min(1).optional(),
   })
   .refine((entry) => entry.text !== undefined || entry.tool !== undefined || entry.error !== undefined, {
     message: 'an entry needs "text", "tool" or "error"',
@@ -75,6 +80,7 @@ export class ScriptedProvider implements ModelProvider {
   /** Every request received, in order, including ones answered with an error or exhaustion. */
   readonly requests: ProviderRequest[] = [];
   private readonly entries: ParsedEntry[];
+  private readonly matchers: ParsedEntry[];
   private cursor = 0;
 
   constructor(
@@ -82,11 +88,13 @@ export class ScriptedProvider implements ModelProvider {
     private readonly name = 'inline script',
   ) {
     this.spec = `scripted:${name}`;
-    this.entries = entries.map((entry, index) => {
-      const parsed = ScriptEntrySchema.safeParse(entry);
-      if (!parsed.success) throw invalid(`${name} entry ${index + 1}`, parsed.error);
-      return parsed.data;
+    const parsed = entries.map((entry, index) => {
+      const result = ScriptEntrySchema.safeParse(entry);
+      if (!result.success) throw invalid(`${name} entry ${index + 1}`, result.error);
+      return result.data;
     });
+    this.entries = parsed.filter((entry) => !entry.match);
+    this.matchers = parsed.filter((entry) => entry.match);
   }
 
   /** Loads a JSONL script, one entry a line. */
@@ -102,25 +110,28 @@ export class ScriptedProvider implements ModelProvider {
 
   async complete(request: ProviderRequest, signal?: AbortSignal): Promise<ModelResponse> {
     this.requests.push(structuredClone(request));
-    const entry = this.entries[this.cursor];
+    const text = request.messages.map((message) => message.content).join('\n');
+    const matched = this.matchers.find((entry) => entry.match?.every((part) => text.includes(part)));
+    const entry = matched ?? this.entries[this.cursor];
     if (!entry) {
       throw ApplicationFailure.nonRetryable(
         `scripted model ${this.name} ran out of responses: it had ${this.entries.length} entries and got request ${this.requests.length}`,
         'ModelError.ScriptExhausted',
       );
     }
-    const callNumber = ++this.cursor;
+    if (!matched) this.cursor++;
+    const callNumber = this.requests.length;
     if (entry.delayMs) await sleep(entry.delayMs, undefined, { signal });
     if (entry.error) {
       const { type, message, nonRetryable, nextRetryDelayMs } = entry.error;
       throw ApplicationFailure.create({ type, message, nonRetryable, nextRetryDelay: nextRetryDelayMs });
     }
-    const text = entry.text ?? '';
+    const reply = entry.text ?? '';
     const toolCalls = entry.tool ? [{ id: `call_${callNumber}`, name: entry.tool, input: entry.args ?? {} }] : [];
     const requestChars =
       SYSTEM_PROMPTS[request.system].length +
       request.messages.reduce((sum, message) => sum + message.content.length, 0);
-    const replyChars = text.length + (entry.tool ? JSON.stringify(toolCalls[0]?.input).length + entry.tool.length : 0);
+    const replyChars = reply.length + (entry.tool ? JSON.stringify(toolCalls[0]?.input).length + entry.tool.length : 0);
     const usage: Usage = {
       inputTokens: estimateTokens(requestChars),
       outputTokens: estimateTokens(replyChars),
@@ -128,6 +139,6 @@ export class ScriptedProvider implements ModelProvider {
       cacheWriteTokens: 0,
       ...entry.usage,
     };
-    return { text, toolCalls, stopReason: entry.tool ? 'tool_use' : 'end_turn', usage, model: this.spec };
+    return { text: reply, toolCalls, stopReason: entry.tool ? 'tool_use' : 'end_turn', usage, model: this.spec };
   }
 }
