@@ -3,6 +3,8 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
+  // The fault suite has its own config and command (jest.faults.config.js, npm run test:faults).
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/faults/'],
   transform: {
     '^.+\\.ts$': [
       '@swc/jest',

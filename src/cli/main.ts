@@ -15,6 +15,7 @@ import {
   wakeCommand,
 } from './commands/agent';
 import { chatCommand } from './commands/chat';
+import { registerCodecServerCommand } from './commands/codec-server';
 import { cycleCommand } from './commands/cycle';
 import { demoCommand } from './commands/demo';
 import { replayCommand } from './commands/replay';
@@ -37,6 +38,7 @@ Environment:
   SCRATCHPAD_SANDBOX    root directory the tools may touch (default <data dir>/sandbox)
   SCRATCHPAD_HOME       data directory (default ~/.local/share/durable-scratchpad)
   SCRATCHPAD_OBSERVATIONS  observation store: a SQLite file (default <data dir>/observations.db) or redis://HOST:PORT
+  SCRATCHPAD_ENCRYPTION_KEY(S)  encrypt payloads: ID:BASE64 (32 bytes), several comma-separated for rotation
   SCRATCHPAD_LOG_LEVEL  worker log level (default WARN)
 
 Exit codes: 0 success; 1 error; 2 bad usage; 3 cycle outcome "failed"; 4 cycle outcome "max_iterations".`;
@@ -248,6 +250,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .description('stop it')
     .action(run(serverStopCommand));
   registerScheduleCommands(program, run);
+  registerCodecServerCommand(program, run);
   return program;
 }
 

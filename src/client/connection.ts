@@ -1,4 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
+import { encryptionDataConverter } from '../common/encryption-codec';
 import { parseCycleWorkflowId } from '../common/ids';
 import type { Config } from '../config';
 import type { CycleResult } from '../core/cycle';
@@ -7,7 +8,9 @@ import type { Scratchpad } from '../core/scratchpad';
 /** Connects to the configured Temporal frontend. */
 export async function connectClient(config: Config): Promise<Client> {
   const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS, connectTimeout: '5s' });
-  return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  // With encryption configured, everything this client writes is ciphertext and everything it reads is decrypted.
+  const dataConverter = encryptionDataConverter(config.encryptionKeys);
+  return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter });
 }
 
 function quote(value: string): string {

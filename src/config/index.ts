@@ -1,6 +1,7 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { z } from 'zod';
+import type { EncryptionKey } from '../common/encryption-codec';
 
 export const DEFAULT_TASK_QUEUE = 'scratchpad';
 
@@ -10,6 +11,35 @@ const list = z.string().transform((value) =>
     .map((item) => item.trim())
     .filter(Boolean),
 );
+
+/** `ID:BASE64` (or a bare `BASE64`, id "default") entries, comma-separated; each key 32 bytes, ids unique. */
+const keyList = z.string().transform((value, context): EncryptionKey[] => {
+  const keys: EncryptionKey[] = [];
+  for (const [index, item] of value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .entries()) {
+    const colon = item.indexOf(':');
+    const id = colon < 0 ? 'default' : item.slice(0, colon);
+    const encoded = colon < 0 ? item : item.slice(colon + 1);
+    const key = Buffer.from(encoded, 'base64');
+    const problem = !/^[\w.-]{1,64}$/.test(id)
+      ? `key ${index + 1}: the id must be 1-64 letters, digits, "_", "." or "-"`
+      : !/^[A-Za-z0-9+/]+=*$/.test(encoded) || key.length !== 32
+        ? `key ${index + 1} ("${id}"): expected 32 bytes in base64 (openssl rand -base64 32), got ${key.length} bytes`
+        : keys.some((known) => known.id === id)
+          ? `key id "${id}" appears twice`
+          : undefined;
+    if (problem) {
+      // The key itself is never echoed into an error message.
+      context.addIssue({ code: 'custom', message: problem, input: '<redacted>' });
+      return z.NEVER;
+    }
+    keys.push({ id, key: new Uint8Array(key) });
+  }
+  return keys;
+});
 
 const EnvSchema = z.object({
   TEMPORAL_ADDRESS: z
@@ -36,9 +66,28 @@ const EnvSchema = z.object({
   SCRATCHPAD_OBSERVATIONS: z.string().min(1).optional(),
   /** Observations whose JSON is larger are offloaded to the store. */
   SCRATCHPAD_OFFLOAD_BYTES: z.coerce.number().int().positive().default(4096),
+  SCRATCHPAD_ENCRYPTION_KEY: keyList
+    .refine((keys) => keys.length <= 1, 'holds one key; list several in SCRATCHPAD_ENCRYPTION_KEYS')
+    .optional()
+    .describe(
+      'Encrypts every payload the client and worker write (AES-256-GCM): one key, `ID:BASE64` or just `BASE64` ' +
+        '(id "default"), BASE64 being 32 random bytes (`openssl rand -base64 32`).',
+    ),
+  SCRATCHPAD_ENCRYPTION_KEYS: keyList
+    .optional()
+    .describe(
+      'Several keys for rotation, `ID1:BASE64,ID2:BASE64`: the first encrypts, every one decrypts the payloads ' +
+        'whose metadata names its id. Listed after SCRATCHPAD_ENCRYPTION_KEY when both are set.',
+    ),
 });
 
-export type Config = z.infer<typeof EnvSchema> & { home: string; sandbox: string; observations: string };
+export type Config = z.infer<typeof EnvSchema> & {
+  home: string;
+  sandbox: string;
+  observations: string;
+  /** From SCRATCHPAD_ENCRYPTION_KEY then SCRATCHPAD_ENCRYPTION_KEYS; empty when payloads are not encrypted. */
+  encryptionKeys: EncryptionKey[];
+};
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -65,7 +114,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const home = dataHome(env);
   const sandbox = path.resolve(parsed.data.SCRATCHPAD_SANDBOX ?? path.join(home, 'sandbox'));
   const observations = parsed.data.SCRATCHPAD_OBSERVATIONS ?? path.join(home, 'observations.db');
-  return { ...parsed.data, home, sandbox, observations };
+  const encryptionKeys = [
+    ...(parsed.data.SCRATCHPAD_ENCRYPTION_KEY ?? []),
+    ...(parsed.data.SCRATCHPAD_ENCRYPTION_KEYS ?? []),
+  ];
+  if (new Set(encryptionKeys.map((key) => key.id)).size !== encryptionKeys.length) {
+    throw new ConfigError(
+      'invalid configuration: SCRATCHPAD_ENCRYPTION_KEY and SCRATCHPAD_ENCRYPTION_KEYS share a key id',
+    );
+  }
+  return { ...parsed.data, home, sandbox, observations, encryptionKeys };
 }
 
 export type ModelSpec =
