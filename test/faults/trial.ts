@@ -17,8 +17,8 @@ import type { ScriptEntry } from '../../src/activities/model/scripted';
 import type { SlowServer } from './processes';
 
 /** How long each scripted model call and the slow tool call take: long enough to be killed in, short enough for 60 trials. */
-export const MODEL_DELAY_MS = 700;
-export const TOOL_DELAY_MS = 700;
+export const MODEL_DELAY_MS = 500;
+export const TOOL_DELAY_MS = 500;
 export const TRIALS = Number(process.env.FAULT_TRIALS ?? 20);
 const UPDATE_MARK = 'fault-trial-update';
 const EventType = temporal.api.enums.v1.EventType;
