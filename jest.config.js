@@ -8,8 +8,8 @@ module.exports = {
     '^durable-scratchpad$': '<rootDir>/src/index.ts',
     '^durable-scratchpad/(workflows|worker)$': '<rootDir>/src/$1/index.ts',
   },
-  // The cluster suite starts its own cluster: npm run test:cluster (jest.cluster.config.js).
-  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/cluster/'],
+  // The cluster and fault suites have their own configs and commands: npm run test:cluster, npm run test:faults.
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/cluster/', '<rootDir>/test/faults/'],
   transform: {
     '^.+\\.ts$': [
       '@swc/jest',

@@ -1,4 +1,4 @@
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { type ModelRequest, ModelRequestSchema, type ModelResponse } from '../core/model';
 import { type Observation, type ToolCallInput } from '../core/observation';
@@ -12,6 +12,7 @@ import { mirrorEntries } from './board-mirror';
 import { createResearchActivities } from './research';
 import { createWakeAgent } from './wake-agent';
 import { ModelError } from '../common/failure-types';
+import { heartbeating } from './heartbeat';
 
 /** Content the budget moves out of a scratchpad section. */
 export interface ArchiveRequest {
@@ -45,7 +46,7 @@ export function createActivities(dependencies: ActivityDependencies) {
       }
       const { model, ...rest } = parsed.data;
       const provider = dependencies.resolveModel(model);
-      return provider.complete(rest, activitySignal());
+      return heartbeating((signal) => provider.complete(rest, signal));
     },
 
     /**
@@ -53,7 +54,7 @@ export function createActivities(dependencies: ActivityDependencies) {
      * are offloaded here, so they never enter workflow history (seed 002).
      */
     async runTool(call: ToolCallInput): Promise<Observation> {
-      return runObservedTool(call, dependencies.tools, observations);
+      return heartbeating((signal) => runObservedTool(call, { ...dependencies.tools, signal }, observations));
     },
 
     /** Deletes expired observation entries; each cycle calls it first (seed 002's gc at the start of a turn). */
@@ -66,15 +67,18 @@ export function createActivities(dependencies: ActivityDependencies) {
      * so the budget never silently drops anything; the pointer left behind names the returned id.
      */
     async archiveContent(request: ArchiveRequest): Promise<{ id: string }> {
-      const entry = await observations.store.put({
-        turnId: request.cycleId,
-        agentId: request.agentId,
-        toolName: `archive:${request.section}`,
-        kind: 'text',
-        content: request.content,
-        summary: request.content.slice(0, 200),
-        ttlSeconds: null,
-      });
+      // A store that stops answering (Redis restarting) must not look like a dead worker.
+      const entry = await heartbeating(() =>
+        observations.store.put({
+          turnId: request.cycleId,
+          agentId: request.agentId,
+          toolName: `archive:${request.section}`,
+          kind: 'text',
+          content: request.content,
+          summary: request.content.slice(0, 200),
+          ttlSeconds: null,
+        }),
+      );
       return { id: entry.id };
     },
 
@@ -92,11 +96,3 @@ export function createActivities(dependencies: ActivityDependencies) {
 }
 
 export type Activities = ReturnType<typeof createActivities>;
-
-function activitySignal(): AbortSignal | undefined {
-  try {
-    return Context.current().cancellationSignal;
-  } catch {
-    return undefined;
-  }
-}

@@ -2,6 +2,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { Command, CommanderError } from 'commander';
 import { LOG_LEVELS } from '../config';
+import { registerCodecServerCommand } from './commands/codec-server';
 import { registerResearchCommands } from './commands/research-program';
 import { registerScheduleCommands } from './commands/schedule';
 import { registerStagedCommands } from './commands/staged-program';
@@ -32,6 +33,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
   registerAgentCommands(program, run);
   registerStagedCommands(program, run);
   registerResearchCommands(program, run);
+  registerCodecServerCommand(program, run);
   registerScheduleCommands(program, run);
   return program;
 }

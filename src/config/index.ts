@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, loadTemporalSettings, type TemporalConnectionOptions } from './temporal';
 
 export { describeConnection, type TemporalConnectionOptions } from './temporal';
+import type { EncryptionKey } from '../common/encryption-codec';
 
 export const DEFAULT_TASK_QUEUE = 'scratchpad';
 
@@ -13,6 +14,35 @@ const list = z.string().transform((value) =>
     .map((item) => item.trim())
     .filter(Boolean),
 );
+
+/** `ID:BASE64` (or a bare `BASE64`, id "default") entries, comma-separated; each key 32 bytes, ids unique. */
+const keyList = z.string().transform((value, context): EncryptionKey[] => {
+  const keys: EncryptionKey[] = [];
+  for (const [index, item] of value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .entries()) {
+    const colon = item.indexOf(':');
+    const id = colon < 0 ? 'default' : item.slice(0, colon);
+    const encoded = colon < 0 ? item : item.slice(colon + 1);
+    const key = Buffer.from(encoded, 'base64');
+    const problem = !/^[\w.-]{1,64}$/.test(id)
+      ? `key ${index + 1}: the id must be 1-64 letters, digits, "_", "." or "-"`
+      : !/^[A-Za-z0-9+/]+=*$/.test(encoded) || key.length !== 32
+        ? `key ${index + 1} ("${id}"): expected 32 bytes in base64 (openssl rand -base64 32), got ${key.length} bytes`
+        : keys.some((known) => known.id === id)
+          ? `key id "${id}" appears twice`
+          : undefined;
+    if (problem) {
+      // The key itself is never echoed into an error message.
+      context.addIssue({ code: 'custom', message: problem, input: '<redacted>' });
+      return z.NEVER;
+    }
+    keys.push({ id, key: new Uint8Array(key) });
+  }
+  return keys;
+});
 
 /** Log levels of the worker's logger, quietest last. */
 export const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
@@ -124,6 +154,19 @@ export const EnvSchema = z.object({
     .regex(/^rediss?:\/\//, 'expected redis://…')
     .optional()
     .describe('research board mirror, redis://HOST:PORT: accepted entries are pushed to scratchpad:{runId}'),
+  SCRATCHPAD_ENCRYPTION_KEY: keyList
+    .refine((keys) => keys.length <= 1, 'holds one key; list several in SCRATCHPAD_ENCRYPTION_KEYS')
+    .optional()
+    .describe(
+      'Encrypts every payload the client and worker write (AES-256-GCM): one key, `ID:BASE64` or just `BASE64` ' +
+        '(id "default"), BASE64 being 32 random bytes (`openssl rand -base64 32`).',
+    ),
+  SCRATCHPAD_ENCRYPTION_KEYS: keyList
+    .optional()
+    .describe(
+      'Several keys for rotation, `ID1:BASE64,ID2:BASE64`: the first encrypts, every one decrypts the payloads ' +
+        'whose metadata names its id. Listed after SCRATCHPAD_ENCRYPTION_KEY when both are set.',
+    ),
 });
 
 export type Config = z.infer<typeof EnvSchema> & {
@@ -132,6 +175,8 @@ export type Config = z.infer<typeof EnvSchema> & {
   observations: string;
   /** Everything needed to connect (address, TLS, API key, gRPC metadata); TEMPORAL_ADDRESS mirrors its address. */
   temporal: TemporalConnectionOptions;
+  /** From SCRATCHPAD_ENCRYPTION_KEY then SCRATCHPAD_ENCRYPTION_KEYS; empty when payloads are not encrypted. */
+  encryptionKeys: EncryptionKey[];
 };
 
 export class ConfigError extends Error {
@@ -167,6 +212,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const home = dataHome(env);
   const sandbox = path.resolve(parsed.data.SCRATCHPAD_SANDBOX ?? path.join(home, 'sandbox'));
   const observations = parsed.data.SCRATCHPAD_OBSERVATIONS ?? path.join(home, 'observations.db');
+  const encryptionKeys = [
+    ...(parsed.data.SCRATCHPAD_ENCRYPTION_KEY ?? []),
+    ...(parsed.data.SCRATCHPAD_ENCRYPTION_KEYS ?? []),
+  ];
+  if (new Set(encryptionKeys.map((key) => key.id)).size !== encryptionKeys.length) {
+    throw new ConfigError(
+      'invalid configuration: SCRATCHPAD_ENCRYPTION_KEY and SCRATCHPAD_ENCRYPTION_KEYS share a key id',
+    );
+  }
   return {
     ...parsed.data,
     TEMPORAL_ADDRESS: temporal.address,
@@ -175,6 +229,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     home,
     sandbox,
     observations,
+    encryptionKeys,
   };
 }
 

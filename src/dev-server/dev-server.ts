@@ -29,6 +29,8 @@ export interface DevServerOptions {
   pidFile?: string;
   cliPath?: string;
   startTimeoutMs?: number;
+  /** The Web UI decodes payloads through this codec server (`scratchpad codec-server`). */
+  uiCodecEndpoint?: string;
 }
 
 /** A running dev server. */
@@ -54,10 +56,12 @@ export function devServerArgs(settings: {
   uiPort?: number;
   dbFile?: string;
   namespace: string;
+  uiCodecEndpoint?: string;
 }) {
   const args = ['server', 'start-dev', '--ip', settings.ip, '--port', String(settings.port)];
   args.push(...(settings.uiPort === undefined ? ['--headless'] : ['--ui-port', String(settings.uiPort)]));
   if (settings.dbFile) args.push('--db-filename', settings.dbFile);
+  if (settings.uiCodecEndpoint) args.push('--ui-codec-endpoint', settings.uiCodecEndpoint);
   const attributes = Object.entries(SEARCH_ATTRIBUTES).map(([name, type]) => `${name}=${cliTypeName(type)}`);
   args.push(...attributes.flatMap((attribute) => ['--search-attribute', attribute]));
   // The dev server polls its task transfer queue 20 times a second by default, which holds every workflow and
@@ -118,7 +122,12 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   );
   const started = Date.now();
   const tail: string[] = [];
-  const child = spawnServer(cli, devServerArgs({ ip, port, uiPort, dbFile: options.dbFile, namespace }), options, tail);
+  const child = spawnServer(
+    cli,
+    devServerArgs({ ip, port, uiPort, dbFile: options.dbFile, namespace, uiCodecEndpoint: options.uiCodecEndpoint }),
+    options,
+    tail,
+  );
   const spawnError = new Promise<never>((_, reject) => child.once('error', reject));
   void spawnError.catch(() => undefined);
   const pid = child.pid;

@@ -1,5 +1,6 @@
 import { Client } from '@temporalio/client';
 import { type InjectedSinks, NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { encryptionDataConverter } from '../common/encryption-codec';
 import type { TimelineSinks } from '../common/timeline-sink';
 import { createActivities } from '../activities';
 import { createModelResolver } from '../activities/model/registry';
@@ -57,8 +58,10 @@ export async function createWorker(setup: WorkerSetup): Promise<Worker> {
     anthropicBaseURL: config.ANTHROPIC_BASE_URL,
     providers: setup.providers,
   });
+  const dataConverter = encryptionDataConverter(config.encryptionKeys);
   return Worker.create({
     connection,
+    dataConverter,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.SCRATCHPAD_TASK_QUEUE,
     workflowsPath: WORKFLOWS_PATH,
@@ -69,7 +72,7 @@ export async function createWorker(setup: WorkerSetup): Promise<Worker> {
       observations: setup.observations ?? openObservationStore(config.observations, { unref: true }),
       offloadBytes: config.SCRATCHPAD_OFFLOAD_BYTES,
       // Schedules wake agents through this worker's own connection (NativeConnection serves a Client too).
-      client: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }),
+      client: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter }),
     }),
     sinks: workerSinks(),
     ...setup.workerOptions,

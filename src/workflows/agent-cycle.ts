@@ -20,6 +20,7 @@ import { cycleOutcomeKey } from '../common/search-attributes';
 import { afterQuery, beforeQuery, currentQuery, traceQuery } from '../common/cycle-messages';
 import { runChatTurn } from './chat-turn';
 import { CycleRun } from './cycle-run';
+import { HEARTBEAT_TIMEOUT } from './activity-options';
 import { directiveSignal } from '../common/agent-messages';
 import { failureMessage } from '../common/failure';
 import { runTaskLoop } from './task-loop';
@@ -27,6 +28,7 @@ import { CycleError } from '../common/failure-types';
 
 const { archiveContent } = proxyActivities<Activities>({
   startToCloseTimeout: '1m',
+  heartbeatTimeout: HEARTBEAT_TIMEOUT,
   retry: { initialInterval: '1s', maximumAttempts: 10 },
 });
 

@@ -149,6 +149,30 @@ describe('ScriptedProvider.fromFile', () => {
   });
 });
 
+describe('ScriptedProvider match entries', () => {
+  it('answers by message content, keeps no position, and falls back to the ordered entries', async () => {
+    const script = [
+      { match: ['Iteration 2 of'], tool: 'done', args: { summary: 'second' } },
+      { match: ['Iteration 1 of', 'task A'], tool: 'echo', args: { message: 'first' } },
+      { text: 'in order' },
+    ];
+    // Two providers from the same script stand for a worker and the one started after it was killed.
+    for (const provider of [new ScriptedProvider(script), new ScriptedProvider(script)]) {
+      const resolve = () => provider;
+      const second = await runCallModel(resolve, request('task A. Iteration 2 of 5.'));
+      expect(second.toolCalls[0]).toMatchObject({ name: 'done', input: { summary: 'second' } });
+      const first = await runCallModel(resolve, request('task A. Iteration 1 of 5.'));
+      expect(first.toolCalls[0]).toMatchObject({ name: 'echo', input: { message: 'first' } });
+      expect((await runCallModel(resolve, request('task B. Iteration 1 of 5.'))).text).toBe('in order');
+      expect(provider.remaining).toBe(0);
+    }
+  });
+
+  it('rejects an empty match list', () => {
+    expect(() => new ScriptedProvider([{ match: [], text: 'x' }])).toThrow(/match/);
+  });
+});
+
 describe('createModelResolver with scripted providers', () => {
   it('shares one scripted cursor per spec and serves registered providers', async () => {
     const file = writeScript('shared.jsonl', ['{"text": "first"}', '{"text": "second"}']);

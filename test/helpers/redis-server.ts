@@ -8,7 +8,17 @@ import { freePort } from '../../src/dev-server/free-port';
 export interface RedisServerHandle {
   url: string;
   port: number;
+  pid: number;
   stop(): Promise<void>;
+}
+
+/** Where and how to run it; a fresh port and directory, without persistence, unless given. */
+export interface RedisServerOptions {
+  port?: number;
+  /** Kept by `stop()` when given, so a server restarted on it finds its data. */
+  directory?: string;
+  /** Append-only file synced on every write: data survives SIGKILL (the fault suite). */
+  persistent?: boolean;
 }
 
 const READY = 'Ready to accept connections';
@@ -18,26 +28,32 @@ const START_TIMEOUT_MS = 10_000;
  * Starts the real `redis-server` binary on a free loopback port, without persistence, for tests and benchmarks.
  * Fails with a clear message when the binary is missing.
  */
-export async function startRedisServer(binary = 'redis-server'): Promise<RedisServerHandle> {
-  const directory = await fs.mkdtemp(path.join(os.tmpdir(), 'scratchpad-redis-'));
+export async function startRedisServer(
+  binary = 'redis-server',
+  options: RedisServerOptions = {},
+): Promise<RedisServerHandle> {
+  const directory = options.directory ?? (await fs.mkdtemp(path.join(os.tmpdir(), 'scratchpad-redis-')));
+  const owned = options.directory === undefined;
+  const persistence = options.persistent ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
   let lastError: Error | undefined;
   // The free port can be taken between probing and binding; try a few.
   for (let attempt = 0; attempt < 3; attempt++) {
-    const port = await freePort();
+    const port = options.port ?? (await freePort());
     try {
-      const child = await spawnReady(binary, port, directory);
-      return { url: `redis://127.0.0.1:${port}`, port, stop: () => stopChild(child, directory) };
+      const child = await spawnReady(binary, [...persistence, '--port', String(port)], directory);
+      const stop = () => stopChild(child, owned ? directory : undefined);
+      return { url: `redis://127.0.0.1:${port}`, port, pid: child.pid as number, stop };
     } catch (error) {
       lastError = error as Error;
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') break;
     }
   }
-  await fs.rm(directory, { recursive: true, force: true });
+  if (owned) await fs.rm(directory, { recursive: true, force: true });
   throw lastError ?? new Error('redis-server did not start');
 }
 
-function spawnReady(binary: string, port: number, directory: string): Promise<ChildProcess> {
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
+function spawnReady(binary: string, settings: string[], directory: string): Promise<ChildProcess> {
+  const args = [...settings, '--bind', '127.0.0.1', '--save', ''];
   const child = spawn(binary, [...args, '--dir', directory, '--loglevel', 'notice'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -76,7 +92,7 @@ function spawnReady(binary: string, port: number, directory: string): Promise<Ch
   });
 }
 
-async function stopChild(child: ChildProcess, directory: string): Promise<void> {
+async function stopChild(child: ChildProcess, directory: string | undefined): Promise<void> {
   if (child.exitCode === null && child.signalCode === null) {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
@@ -86,5 +102,5 @@ async function stopChild(child: ChildProcess, directory: string): Promise<void> 
   }
   child.stdout?.destroy();
   child.stderr?.destroy();
-  await fs.rm(directory, { recursive: true, force: true });
+  if (directory) await fs.rm(directory, { recursive: true, force: true });
 }

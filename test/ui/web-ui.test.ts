@@ -2,61 +2,21 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { type Browser, type Frame, type Page, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { updateAgent } from '../../src/client/agent-client';
 import { runCycleUpdate } from '../../src/common/agent-messages';
+import { ARTIFACTS, frameShowing, launchChromium } from '../helpers/chromium';
 import { testEnvironment } from '../helpers/temporal';
 import { bundleWorkflows, scriptedWorker } from '../helpers/worker';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARTIFACTS = path.resolve(__dirname, '..', 'artifacts');
-// The machine has no internet: without these flags Chromium keeps dialling Google's services.
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
-/** Whether `frame` shows `text` in an iframe laid out on the page (not one being replaced). */
-async function isShowing(frame: Frame, text: string): Promise<boolean> {
-  const visible = await frame
-    .getByText(text)
-    .first()
-    .isVisible()
-    .catch(() => false);
-  if (!visible) return false;
-  const box = await (await frame.frameElement().catch(() => null))?.boundingBox();
-  return (box?.height ?? 0) > 100;
-}
-
-/** The frame that shows `text`: the UI renders markdown (summary, details) in sandboxed iframes of its own. */
-async function frameShowing(page: Page, text: string, timeoutMs = 30_000): Promise<Frame> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    for (const frame of page.frames()) if (await isShowing(frame, text)) return frame;
-    await page.waitForTimeout(250);
-  }
-  throw new Error(`no frame of ${page.url()} showed "${text}" within ${timeoutMs} ms`);
-}
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!fs.existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium not found at ${CHROMIUM}: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH`,
-    );
-  }
+  browser = await launchChromium();
   env = await testEnvironment();
   bundle = await bundleWorkflows();
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 });
 
 afterAll(async () => {
@@ -75,7 +35,6 @@ describe('Temporal Web UI', () => {
     ]);
     const agentId = `ui-${process.pid}-${Date.now()}`;
     const page = await browser.newPage({ viewport: { width: 1400, height: 1800 } });
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
     // The worker stays up while browsing: the UI asks the workflow for its current details with a query.
     await worker.runUntil(async () => {
       const record = await updateAgent(env.client, { agentId, taskQueue }, runCycleUpdate, [

@@ -38,6 +38,11 @@ export const ScriptEntrySchema = z
       .partial()
       .optional(),
     delayMs: z.number().int().nonnegative().optional(),
+    /**
+     * Answers every request whose messages contain all these strings, instead of being replayed once in order. A
+     * script of such entries keeps no position, so a worker restarted mid-cycle answers as its predecessor would.
+     */
+    match: z.array(z.string().min(1)).min(1).optional(),
   })
   .refine((entry) => [entry.text, entry.tool, entry.calls, entry.error].some((value) => value !== undefined), {
     message: 'an entry needs "text", "tool", "calls" or "error"',
@@ -82,6 +87,7 @@ export class ScriptedProvider implements ModelProvider {
   /** Every request received, in order, including ones answered with an error or exhaustion. */
   readonly requests: ProviderRequest[] = [];
   private readonly entries: ParsedEntry[];
+  private readonly matchers: ParsedEntry[];
   private cursor = 0;
 
   constructor(
@@ -89,11 +95,13 @@ export class ScriptedProvider implements ModelProvider {
     private readonly name = 'inline script',
   ) {
     this.spec = `scripted:${name}`;
-    this.entries = entries.map((entry, index) => {
-      const parsed = ScriptEntrySchema.safeParse(entry);
-      if (!parsed.success) throw invalid(`${name} entry ${index + 1}`, parsed.error);
-      return parsed.data;
+    const parsed = entries.map((entry, index) => {
+      const result = ScriptEntrySchema.safeParse(entry);
+      if (!result.success) throw invalid(`${name} entry ${index + 1}`, result.error);
+      return result.data;
     });
+    this.entries = parsed.filter((entry) => !entry.match);
+    this.matchers = parsed.filter((entry) => entry.match);
   }
 
   /** Loads a JSONL script, one entry a line. */
@@ -109,14 +117,17 @@ export class ScriptedProvider implements ModelProvider {
 
   async complete(request: ProviderRequest, signal?: AbortSignal): Promise<ModelResponse> {
     this.requests.push(structuredClone(request));
-    const entry = this.entries[this.cursor];
+    const asked = request.messages.map((message) => message.content).join('\n');
+    const matched = this.matchers.find((entry) => entry.match?.every((part) => asked.includes(part)));
+    const entry = matched ?? this.entries[this.cursor];
     if (!entry) {
       throw ApplicationFailure.nonRetryable(
         `scripted model ${this.name} ran out of responses: it had ${this.entries.length} entries and got request ${this.requests.length}`,
         ModelError.ScriptExhausted,
       );
     }
-    const callNumber = ++this.cursor;
+    if (!matched) this.cursor++;
+    const callNumber = this.requests.length;
     if (entry.delayMs) await sleep(entry.delayMs, undefined, { signal });
     if (entry.error) {
       const { type, message, nonRetryable, nextRetryDelayMs } = entry.error;

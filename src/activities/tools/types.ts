@@ -20,6 +20,8 @@ export interface ToolOptions {
   fsWriteMaxBytes?: number;
   /** SearXNG-compatible JSON endpoint `web_search` calls; the tool refuses when absent. */
   searchUrl?: string;
+  /** The activity's cancellation signal: aborts a waiting tool when the activity is cancelled or times out. */
+  signal?: AbortSignal;
 }
 
 export type ToolImplementation = (args: Record<string, unknown>, options: ToolOptions) => Promise<Observation>;

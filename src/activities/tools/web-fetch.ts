@@ -22,7 +22,8 @@ export function fetchPolicy(options: ToolOptions): NetworkPolicy {
 /** `web_fetch`: GET an http(s) URL on an allowed host and public address, the body capped in size. */
 export async function webFetch(args: z.infer<typeof TOOL_ARGS.web_fetch>, options: ToolOptions): Promise<Observation> {
   const maxBytes = Math.min(args.max_bytes ?? options.fetchMaxBytes, options.fetchMaxBytes);
-  const signal = AbortSignal.timeout(WEB_FETCH_TIMEOUT_MS);
+  const timeout = AbortSignal.timeout(WEB_FETCH_TIMEOUT_MS);
+  const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
   try {
     const response = await guardedGet(args.url, fetchPolicy(options), { maxBytes, signal });
     const text = decodeUtf8(response.body, response.truncated);
@@ -39,7 +40,7 @@ export async function webFetch(args: z.infer<typeof TOOL_ARGS.web_fetch>, option
       encoding: text === undefined ? 'base64' : 'utf-8',
     };
   } catch (error) {
-    if (signal.aborted) throw new Error(`timed out after ${WEB_FETCH_TIMEOUT_MS / 1000} s fetching ${args.url}`);
+    if (timeout.aborted) throw new Error(`timed out after ${WEB_FETCH_TIMEOUT_MS / 1000} s fetching ${args.url}`);
     throw new Error(errorMessage(error));
   }
 }

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs/promises';
 import { historyFromJSON, historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker } from '@temporalio/worker';
+import { encryptionDataConverter } from '../../common/encryption-codec';
 import { WORKFLOWS_PATH, workerSinks } from '../../worker/worker';
 import { CliError, EXIT } from '../errors';
 import * as runtime from '../runtime';
@@ -12,6 +13,7 @@ export async function replayCommand(
   options: { file?: string; save?: string },
 ): Promise<number> {
   if (!workflowId === !options.file) throw new CliError('give either a WORKFLOW_ID or --file HISTORY.json', EXIT.usage);
+  const config = runtime.config();
   let history;
   if (options.file) {
     try {
@@ -20,7 +22,7 @@ export async function replayCommand(
       throw new CliError(`cannot read history ${options.file}: ${errorMessage(error)}`, EXIT.usage);
     }
   } else {
-    const client = await runtime.client(runtime.config());
+    const client = await runtime.client(config);
     history = await client.workflow.getHandle(workflowId as string).fetchHistory();
   }
   const events = history.events?.length ?? 0;
@@ -34,7 +36,11 @@ export async function replayCommand(
   const label = workflowId ?? options.file;
   try {
     await Worker.runReplayHistory(
-      { workflowsPath: WORKFLOWS_PATH, sinks: workerSinks() },
+      {
+        workflowsPath: WORKFLOWS_PATH,
+        sinks: workerSinks(),
+        dataConverter: encryptionDataConverter(config.encryptionKeys),
+      },
       history,
       workflowId ?? 'replay',
     );
