@@ -5,6 +5,12 @@ import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, loadTemporalSettings, type Temporal
 
 export { describeConnection, type TemporalConnectionOptions } from './temporal';
 import type { EncryptionKey } from '../common/encryption-codec';
+import { keyList } from './encryption-keys';
+import { ConfigError } from './errors';
+import { MODEL_HELP, parseModelSpec } from './model-spec';
+
+export { ConfigError } from './errors';
+export { MODEL_HELP, type ModelSpec, parseModelSpec } from './model-spec';
 
 export const DEFAULT_TASK_QUEUE = 'scratchpad';
 
@@ -14,35 +20,6 @@ const list = z.string().transform((value) =>
     .map((item) => item.trim())
     .filter(Boolean),
 );
-
-/** `ID:BASE64` (or a bare `BASE64`, id "default") entries, comma-separated; each key 32 bytes, ids unique. */
-const keyList = z.string().transform((value, context): EncryptionKey[] => {
-  const keys: EncryptionKey[] = [];
-  for (const [index, item] of value
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter(Boolean)
-    .entries()) {
-    const colon = item.indexOf(':');
-    const id = colon < 0 ? 'default' : item.slice(0, colon);
-    const encoded = colon < 0 ? item : item.slice(colon + 1);
-    const key = Buffer.from(encoded, 'base64');
-    const problem = !/^[\w.-]{1,64}$/.test(id)
-      ? `key ${index + 1}: the id must be 1-64 letters, digits, "_", "." or "-"`
-      : !/^[A-Za-z0-9+/]+=*$/.test(encoded) || key.length !== 32
-        ? `key ${index + 1} ("${id}"): expected 32 bytes in base64 (openssl rand -base64 32), got ${key.length} bytes`
-        : keys.some((known) => known.id === id)
-          ? `key id "${id}" appears twice`
-          : undefined;
-    if (problem) {
-      // The key itself is never echoed into an error message.
-      context.addIssue({ code: 'custom', message: problem, input: '<redacted>' });
-      return z.NEVER;
-    }
-    keys.push({ id, key: new Uint8Array(key) });
-  }
-  return keys;
-});
 
 /** Log levels of the worker's logger, quietest last. */
 export const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
@@ -179,10 +156,6 @@ export type Config = z.infer<typeof EnvSchema> & {
   encryptionKeys: EncryptionKey[];
 };
 
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
-
 /** The data directory: `SCRATCHPAD_HOME`, else `$XDG_DATA_HOME/durable-scratchpad`. */
 export function dataHome(env: NodeJS.ProcessEnv = process.env): string {
   if (env.SCRATCHPAD_HOME) return path.resolve(env.SCRATCHPAD_HOME);
@@ -232,40 +205,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     encryptionKeys,
   };
 }
-
-export type ModelSpec =
-  | { provider: 'anthropic'; model: string }
-  | { provider: 'openai'; model: string; baseURL: string }
-  | { provider: 'scripted'; path: string };
-
-/**
- * Parses `anthropic:MODEL`, `openai:MODEL@BASE_URL` or `scripted:FILE.jsonl`.
- * The OpenAI model name may itself contain colons (`qwen2.5:7b`).
- */
-export function parseModelSpec(spec: string): ModelSpec {
-  const colon = spec.indexOf(':');
-  const provider = colon < 0 ? spec : spec.slice(0, colon);
-  const rest = colon < 0 ? '' : spec.slice(colon + 1);
-  if (provider === 'anthropic' && rest) return { provider, model: rest };
-  if (provider === 'scripted' && rest) return { provider, path: path.resolve(rest) };
-  if (provider === 'openai') {
-    const at = rest.lastIndexOf('@');
-    const model = at < 0 ? rest : rest.slice(0, at);
-    const baseURL = at < 0 ? 'http://localhost:11434/v1' : rest.slice(at + 1);
-    if (model && /^https?:\/\//.test(baseURL)) return { provider, model, baseURL };
-  }
-  throw new ConfigError(
-    `invalid model "${spec}": expected anthropic:MODEL, openai:MODEL@http://HOST:PORT/v1 or scripted:FILE.jsonl`,
-  );
-}
-
-export const MODEL_HELP =
-  'No usable model is configured. Set one of:\n' +
-  '  ANTHROPIC_API_KEY=sk-...                              (uses anthropic:claude-sonnet-5-5)\n' +
-  '  SCRATCHPAD_MODEL=anthropic:claude-sonnet-5-5          (with ANTHROPIC_API_KEY)\n' +
-  '  SCRATCHPAD_MODEL=openai:qwen2.5:7b@http://localhost:11434/v1   (Ollama, llama.cpp, vLLM)\n' +
-  '  SCRATCHPAD_MODEL=scripted:path/to/responses.jsonl     (replays recorded responses)\n' +
-  'or pass --model with one of those values.';
 
 /** The model spec to use, or a ConfigError that says how to configure one. */
 export function resolveModelSpec(config: Config, override?: string): string {

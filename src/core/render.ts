@@ -40,52 +40,51 @@ function orNone(value: string): string {
   return value.trim() === '' ? '(none)' : escapeStructure(value);
 }
 
+// Seed 001's layout: each section's heading, then its subsections' headings and values (WORKSPACE has none).
+const SECTIONS: readonly { heading: string; parts: readonly [string | null, (state: Scratchpad) => string][] }[] = [
+  {
+    heading: 'IDENTITY',
+    parts: [
+      ['Purpose', (state) => state.identity.purpose],
+      ['User', (state) => state.identity.user],
+      ['Boundaries', (state) => state.identity.boundaries],
+    ],
+  },
+  {
+    heading: 'UNDERSTANDING',
+    parts: [
+      ['Known', (state) => state.understanding.known],
+      ['Believed', (state) => state.understanding.believed],
+      ['Unknown', (state) => state.understanding.unknown],
+    ],
+  },
+  {
+    heading: 'TRAJECTORY',
+    parts: [
+      ['Now', (state) => state.trajectory.now],
+      ['Path', (state) => state.trajectory.path],
+      ['Later', (state) => state.trajectory.later],
+    ],
+  },
+  { heading: 'WORKSPACE', parts: [[null, (state) => state.workspace]] },
+  {
+    heading: 'SELF',
+    parts: [
+      ['Confidence', (state) => state.self.confidence],
+      ['Attention', (state) => state.self.attention],
+      ['Flags', (state) => state.self.flags],
+    ],
+  },
+];
+
 /** The five sections in seed 001's markdown layout. */
 export function renderSections(state: Scratchpad): string {
-  return [
-    '## IDENTITY',
-    '### Purpose',
-    orNone(state.identity.purpose),
-    '### User',
-    orNone(state.identity.user),
-    '### Boundaries',
-    orNone(state.identity.boundaries),
-    '',
-    '---',
-    '',
-    '## UNDERSTANDING',
-    '### Known',
-    orNone(state.understanding.known),
-    '### Believed',
-    orNone(state.understanding.believed),
-    '### Unknown',
-    orNone(state.understanding.unknown),
-    '',
-    '---',
-    '',
-    '## TRAJECTORY',
-    '### Now',
-    orNone(state.trajectory.now),
-    '### Path',
-    orNone(state.trajectory.path),
-    '### Later',
-    orNone(state.trajectory.later),
-    '',
-    '---',
-    '',
-    '## WORKSPACE',
-    orNone(state.workspace),
-    '',
-    '---',
-    '',
-    '## SELF',
-    '### Confidence',
-    orNone(state.self.confidence),
-    '### Attention',
-    orNone(state.self.attention),
-    '### Flags',
-    orNone(state.self.flags),
-  ].join('\n');
+  return SECTIONS.map(({ heading, parts }) =>
+    [
+      `## ${heading}`,
+      ...parts.flatMap(([title, value]) => [...(title ? [`### ${title}`] : []), orNone(value(state))]),
+    ].join('\n'),
+  ).join('\n\n---\n\n');
 }
 
 /** Seed 000's task state as markdown, placed after the five sections. */
