@@ -75,19 +75,24 @@ function doneSummary(after: Scratchpad): string | undefined {
   return undefined;
 }
 
-/** What the parent sees: the child's `done` summary, or why it has none with the end of its notes. */
+/**
+ * What the parent sees: the child's `done` summary, or why it has none. A failed observation reaches notes as its
+ * error alone, so the end of a stopped child's notes goes in the error.
+ */
 export function subagentObservation(result: CycleResult): Observation {
   const fields = { subagent: result.cycleId, outcome: result.outcome, iterations: result.iterations };
   const summary = result.outcome === 'completed' ? doneSummary(result.after) : undefined;
   if (summary !== undefined) return { ok: true, result: summary, ...fields };
+  if (result.outcome === 'failed') {
+    return { ok: false, error: `sub-agent ${result.cycleId} failed: ${result.error ?? 'unknown error'}`, ...fields };
+  }
   const notes = result.after.notes;
   const tail =
     codePointLength(notes) > SUBAGENT_NOTES_CHARS ? `…${tailCodePoints(notes, SUBAGENT_NOTES_CHARS)}` : notes;
-  const why =
-    result.outcome === 'failed'
-      ? `failed: ${result.error ?? 'unknown error'}`
-      : `stopped (${result.outcome}) after ${result.iterations} iterations without finishing its task`;
-  return { ok: false, error: `sub-agent ${why}`, ...fields, notes: tail };
+  const error =
+    `sub-agent ${result.cycleId} stopped (${result.outcome}) after ${result.iterations} iterations without ` +
+    `finishing its task; the end of its notes:\n${tail}`;
+  return { ok: false, error, ...fields };
 }
 
 /** The parent's usage with a child's added, in total and by model: a sub-agent's calls are the parent's cost. */

@@ -1,6 +1,7 @@
 import { subagentCycleId } from '../../src/common/ids';
 import { CycleInputSchema, type CycleResult } from '../../src/core/cycle';
 import { ZERO_USAGE } from '../../src/core/model';
+import { toolNote } from '../../src/core/observation';
 import { defaultScratchpad, enqueueTasks } from '../../src/core/scratchpad';
 import { MAX_ITEM_CHARS } from '../../src/core/state-caps';
 import {
@@ -95,15 +96,20 @@ describe('spawn_subagent rules', () => {
       iterations: 2,
     });
     const notes = `start ${'n'.repeat(2 * SUBAGENT_NOTES_CHARS)} last line`;
-    const stopped = subagentObservation(
-      result({ outcome: 'max_iterations', after: { ...done, completed_tasks: [], notes } }),
+    const after = { ...done, completed_tasks: [], notes };
+    const stopped = subagentObservation(result({ outcome: 'max_iterations', after }));
+    expect(stopped).toMatchObject({ ok: false, subagent: 'agent/a/cycle/1/sub/1', outcome: 'max_iterations' });
+    const [reason, tail] = String(stopped.error).split('\n');
+    expect(reason).toBe(
+      'sub-agent agent/a/cycle/1/sub/1 stopped (max_iterations) after 2 iterations without finishing its task; ' +
+        'the end of its notes:',
     );
-    expect(stopped.ok).toBe(false);
-    expect(stopped.error).toBe('sub-agent stopped (max_iterations) after 2 iterations without finishing its task');
-    expect(String(stopped.notes)).toMatch(/^….* last line$/);
-    expect(String(stopped.notes).length).toBe(SUBAGENT_NOTES_CHARS + 1);
+    expect(tail).toMatch(/^…n+ last line$/);
+    expect(tail).toHaveLength(SUBAGENT_NOTES_CHARS + 1);
+    // The parent's note keeps the whole of it.
+    expect(toolNote('spawn_subagent', {}, stopped)).toContain(' last line');
     const failed = subagentObservation(result({ outcome: 'failed', error: 'model gave up' }));
-    expect(failed).toMatchObject({ ok: false, error: 'sub-agent failed: model gave up' });
+    expect(failed).toMatchObject({ ok: false, error: 'sub-agent agent/a/cycle/1/sub/1 failed: model gave up' });
   });
 
   it("adds the child's usage to the parent's, in total and by model", () => {

@@ -175,4 +175,53 @@ describe('spawn_subagent on the dev server', () => {
       /not found/i,
     );
   });
+
+  it('a child that fails is an observation: the parent cycle goes on', async () => {
+    const { worker, taskQueue } = await scriptedWorker(
+      env,
+      bundle,
+      [
+        spawn('Ask the broken model'),
+        { error: { type: 'ModelError.Auth', message: '401 invalid api key', nonRetryable: true } },
+        done('did it without help'),
+      ],
+      'subagent-failed',
+    );
+    const { agentId, cycleId } = cycleIdOf();
+
+    const result = await worker.runUntil(runCycle(taskQueue, agentId, cycleId, {}));
+
+    expect(result.outcome).toBe('completed');
+    expect(result.after.notes).toContain(
+      `[TOOL] spawn_subagent({"task":"Ask the broken model"}) → ERROR: sub-agent ${subagentCycleId(cycleId, 1)} ` +
+        'failed: ModelError.Auth: 401 invalid api key',
+    );
+    expect(result.after.completed_tasks).toEqual([
+      { task: 'Plan a weekend in the capital of France', summary: 'did it without help' },
+    ]);
+  });
+
+  it('a child that runs out of iterations is reported with the end of its notes', async () => {
+    const { worker, taskQueue } = await scriptedWorker(
+      env,
+      bundle,
+      [
+        spawn('Count sheep'),
+        { tool: 'echo', args: { message: 'sheep 1' } },
+        { tool: 'echo', args: { message: 'sheep 2' } },
+        done('gave up on the sheep'),
+      ],
+      'subagent-stopped',
+    );
+    const { agentId, cycleId } = cycleIdOf();
+
+    const result = await worker.runUntil(runCycle(taskQueue, agentId, cycleId, { maxIterations: 2 }));
+
+    expect(result.outcome).toBe('completed');
+    const note = result.after.notes.split('\n[COMPLETED]')[0] ?? '';
+    expect(note).toContain(
+      `ERROR: sub-agent ${subagentCycleId(cycleId, 1)} stopped (max_iterations) after 2 iterations without finishing`,
+    );
+    expect(note).toContain('[TOOL] echo({"message":"sheep 2"}) → ECHO: sheep 2');
+  });
 });
