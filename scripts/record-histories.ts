@@ -23,7 +23,7 @@ import {
   fixturePages,
   serveFixtureWeb,
 } from '../src/cli/research-fixture';
-import { researchWorkflowId, researchWorkerId } from '../src/common/ids';
+import { researchWorkflowId, researchWorkerId, subagentCycleId } from '../src/common/ids';
 import type { AgentSettings } from '../src/core/agent';
 import type { CycleInput } from '../src/core/cycle';
 import { defaultScratchpad, enqueueTasks } from '../src/core/scratchpad';
@@ -62,7 +62,13 @@ interface Recording {
 
 const before = enqueueTasks(defaultScratchpad('Replay fixture'), ['Greet the world', 'Write hello.txt']);
 
-function cycleRecording(name: string, script: ScriptEntry[], input: Partial<CycleInput> = {}): Recording {
+/** `children` names further histories to save, by the workflow id each has under the cycle's. */
+function cycleRecording(
+  name: string,
+  script: ScriptEntry[],
+  input: Partial<CycleInput> = {},
+  children: Record<string, (cycleId: string) => string> = {},
+): Recording {
   return {
     name,
     script,
@@ -76,7 +82,8 @@ function cycleRecording(name: string, script: ScriptEntry[], input: Partial<Cycl
         typedSearchAttributes: new TypedSearchAttributes([{ key: agentIdKey, value: agentId }]),
       });
       await handle.result();
-      return { [name]: { workflowId } };
+      const saved = Object.entries(children).map(([child, id]) => [child, { workflowId: id(workflowId) }]);
+      return { [name]: { workflowId }, ...Object.fromEntries(saved) };
     },
   };
 }
@@ -142,6 +149,19 @@ const RECORDINGS: Recording[] = [
       completed_tasks: Array.from({ length: MAX_COMPLETED_TASKS }, (_, n) => ({ task: `task ${n}`, summary: 'ok' })),
     },
   }),
+  // Seed 001's spawn_subagent: a child agentCycle whose summary is the parent's observation.
+  cycleRecording(
+    'agent-cycle-subagent',
+    [
+      { tool: 'spawn_subagent', args: { task: 'Compose a greeting', context: 'The world likes short greetings' } },
+      { tool: 'update_scratchpad', args: { understanding_known: 'Short greetings' } },
+      { tool: 'done', args: { summary: 'Hello, world!' } },
+      { tool: 'echo', args: { message: 'Hello, world!' } },
+      { tool: 'done', args: { summary: 'Greeted with the sub-agent greeting' } },
+    ],
+    {},
+    { 'agent-cycle-subagent-child': (cycleId) => subagentCycleId(cycleId, 1) },
+  ),
   {
     name: 'agent-chat-directive-tasks',
     script: [

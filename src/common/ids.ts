@@ -75,3 +75,8 @@ export function researchWorkerId(runId: string, n: number): string {
 export function parseResearchWorkflowId(workflowId: string): string | undefined {
   return RESEARCH_ID.exec(workflowId)?.[1];
 }
+
+/** `<parentCycleId>/sub/<n>`: the n-th sub-agent a cycle spawned (seed 001 `spawn_subagent`); nests for deeper ones. */
+export function subagentCycleId(parentCycleId: string, n: number): string {
+  return `${parentCycleId}/sub/${n}`;
+}

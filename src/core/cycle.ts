@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { DEFAULT_BUDGET_CHARS } from './budget';
 import { UsageSchema } from './model';
 import { ScratchpadSchema } from './scratchpad';
-import { ACTIVITY_TOOLS } from './tools';
+import { MAX_SUBAGENT_DEPTH } from './subagent';
+import { CYCLE_TOOLS } from './tools';
 
 export const DEFAULT_MAX_ITERATIONS = 10;
 
@@ -23,7 +24,7 @@ export const CycleInputSchema = z.object({
   /** Model spec overriding the worker's default. */
   model: z.string().optional(),
   /** Work tools offered to the model. */
-  tools: z.array(z.string()).default([...ACTIVITY_TOOLS]),
+  tools: z.array(z.string()).default([...CYCLE_TOOLS]),
   /** Attempts per activity before the cycle fails (Temporal retries in between). */
   maxAttempts: z.number().int().min(1).max(20).default(5),
   /** `task`: seed 000's loop over the task queue; `chat`: seed 001's respond → reflect turn on `message`. */
@@ -45,6 +46,8 @@ export const CycleInputSchema = z.object({
   maxPaths: z.number().int().min(1).max(50).optional(),
   /** System prompt: seed 000's cycle rules, or those plus seed 004's run-local scratchpad convention. */
   system: z.enum(['cycle', 'staged']).default('cycle'),
+  /** How deep this cycle is among sub-agents: 0 for an agent's own cycle, its parent's plus one for a sub-agent. */
+  subagentDepth: z.number().int().min(0).max(MAX_SUBAGENT_DEPTH).default(0),
 });
 export type CycleInput = z.input<typeof CycleInputSchema>;
 export type ParsedCycleInput = z.output<typeof CycleInputSchema>;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { READ_DEFAULT_CHARS, READ_MAX_BYTES, READ_MAX_CHARS } from './observation';
-import { UPDATE_KEYS } from './scratchpad';
+import { MAX_SECTION_CHARS, UPDATE_KEYS } from './scratchpad';
+import { MAX_ITEM_CHARS } from './state-caps';
 
 const updateValue = z.union([
   z.string(),
@@ -92,6 +93,15 @@ export const TOOL_ARGS = {
       .describe('Files to write, each replaced whole'),
     scratchpad: z.unknown().optional().describe('Run-local notes, e.g. {plan, done, next, notes}'),
   }),
+  spawn_subagent: z.object({
+    // The task becomes the child's purpose and current task, the context its workspace: both within their caps.
+    task: z.string().trim().min(1).max(MAX_ITEM_CHARS).describe('The focused task the sub-agent carries out'),
+    context: z
+      .string()
+      .max(MAX_SECTION_CHARS)
+      .optional()
+      .describe('What the sub-agent needs to know; it sees nothing else of your scratchpad'),
+  }),
   plan: z.object({
     stages: z.array(z.string()).describe('The stages, in order; each a short instruction touching a few files'),
     scratchpad: z.unknown().optional().describe('Run-local notes, e.g. {plan, done, next, notes}'),
@@ -126,12 +136,22 @@ export const TOOL_DESCRIPTIONS: Record<ToolName, string> = {
     'workspace, self_confidence (HIGH|MEDIUM|LOW - why), self_attention, self_flags.',
   done: 'Finish the current task with a summary; the next pending action becomes the current task.',
   write_files: 'Write several files inside the sandbox at once (each like fs_write).',
+  spawn_subagent:
+    'Hand a focused task to a sub-agent: a fresh agent whose purpose is the task and whose workspace is the ' +
+    'context you give. It works with the same tools until done; its summary comes back as the result. Limited in ' +
+    'number per cycle and in nesting depth.',
   plan: 'Record the plan of a staged run: its stages in order. Writes nothing.',
 };
 
 /** Tools executed by the `runTool` activity (everything but the scratchpad's own verbs). */
 export const ACTIVITY_TOOLS = ['echo', 'shell', 'fs_read', 'fs_write', 'web_fetch', 'web_search'] as const;
 export type ActivityToolName = (typeof ACTIVITY_TOOLS)[number];
+
+/** Runs as a child `agentCycle`, never through the `runTool` activity. */
+export const SPAWN_SUBAGENT = 'spawn_subagent';
+
+/** Work tools an agent cycle offers unless its input says otherwise. */
+export const CYCLE_TOOLS: readonly string[] = [...ACTIVITY_TOOLS, SPAWN_SUBAGENT];
 
 export function isActivityTool(name: string): name is ActivityToolName {
   return (ACTIVITY_TOOLS as readonly string[]).includes(name);

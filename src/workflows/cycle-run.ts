@@ -17,6 +17,9 @@ import { applyUpdate } from '../core/dispatcher';
 import { normalizePath, pathCapRefusal, scratchpadFromArgs, withPriorScratchpad } from '../core/staged';
 import { modelActivityOptions, toolActivityOptions } from './activity-options';
 import { timeline } from '../common/timeline-sink';
+import { SPAWN_SUBAGENT } from '../core/tools';
+import { withChildUsage } from '../core/subagent';
+import { spawnSubagent } from './subagent';
 
 /** Patch id of the completed-task archive: cycles recorded before it never archived completed tasks. */
 export const COMPLETED_TASKS_ARCHIVE_PATCH = 'archive-completed-tasks';
@@ -44,6 +47,8 @@ export class CycleRun {
   /** Seed 004: paths `fs_write` wrote, and those the path cap refused. */
   readonly touchedPaths: string[] = [];
   readonly refusedPaths: string[] = [];
+  /** Sub-agents this cycle has started, towards its per-cycle limit. */
+  private subagents = 0;
   private readonly inbox: string[] = [];
   private readonly shown: { text: string; iteration: number }[] = [];
   private readonly activities: Pick<Activities, 'callModel' | 'runTool'>;
@@ -83,6 +88,7 @@ export class CycleRun {
 
   async runTool(action: Action, step: number): Promise<Observation> {
     if (action.tool === 'write_files') return this.writeFiles(action, step);
+    if (action.tool === SPAWN_SUBAGENT) return this.spawnSubagent(action);
     const path = action.tool === 'fs_write' && typeof action.args.path === 'string' ? action.args.path : undefined;
     const refusal = path === undefined ? undefined : this.pathCapRefusal(path);
     if (refusal !== undefined) return { ok: false, error: refusal };
@@ -93,6 +99,18 @@ export class CycleRun {
       this.touchedPaths.push(normalizePath(path));
     }
     return observation;
+  }
+
+  /** A child cycle, not an activity; its model calls count as this cycle's. */
+  private async spawnSubagent(action: Action): Promise<Observation> {
+    const spawned = await spawnSubagent(this.input, this.cycleId, this.subagents, action.args);
+    if (spawned.started) this.subagents++;
+    if (spawned.result) {
+      const added = withChildUsage(this, spawned.result);
+      this.usage = added.usage;
+      Object.assign(this.usageByModel, added.usageByModel);
+    }
+    return spawned.observation;
   }
 
   /** Seed 004's envelope writes several files in one reply: each is an `fs_write`, under the same path cap. */

@@ -14,7 +14,10 @@ function load(file: string) {
 }
 
 /** Workflows that name their children after their own id replay under that id, not the file name. */
-const WORKFLOW_IDS: Record<string, string> = { 'staged-task-repaired.json': 'staged/replay-staged-task/1' };
+const WORKFLOW_IDS: Record<string, string> = {
+  'staged-task-repaired.json': 'staged/replay-staged-task/1',
+  'agent-cycle-subagent.json': 'agent/replay-agent-cycle-subagent/cycle/1',
+};
 
 let bundle: WorkflowBundleWithSourceMap;
 beforeAll(async () => {
@@ -89,6 +92,22 @@ describe('saved histories replay against the current workflow code', () => {
     ]);
     expect(verifications).toHaveLength(2);
     expect(events.at(-1)?.workflowExecutionCompletedEventAttributes).toBeTruthy();
+  });
+
+  it("covers seed 001's spawn_subagent: a child cycle whose summary is the parent's observation", () => {
+    const events = load('agent-cycle-subagent.json').events ?? [];
+    const started = events.flatMap((event) => event.startChildWorkflowExecutionInitiatedEventAttributes ?? []);
+    expect(started.map((child) => [child.workflowType?.name, child.workflowId])).toEqual([
+      ['agentCycle', 'agent/replay-agent-cycle-subagent/cycle/1/sub/1'],
+    ]);
+    expect(events.some((event) => event.childWorkflowExecutionCompletedEventAttributes)).toBe(true);
+    // The child's model calls ran in the child, not as activities of the parent.
+    const activities = events.flatMap((event) => event.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+    expect(activities).toEqual(['callModel', 'callModel', 'runTool', 'callModel']);
+    const child = load('agent-cycle-subagent-child.json').events ?? [];
+    expect(child[0]?.workflowExecutionStartedEventAttributes?.parentWorkflowExecution?.workflowId).toBe(
+      'agent/replay-agent-cycle-subagent/cycle/1',
+    );
   });
 
   it('covers a research run: worker writes through updates, children, a completed synthesis', () => {
