@@ -28,7 +28,10 @@ function activities(model: ScriptedProvider) {
       sandboxRoot: sandbox,
       shellAllow: [],
       shellTimeoutMs: 1000,
+      // web_fetch denies loopback by default: the stub is allowed explicitly.
       fetchAllowHosts: ['127.0.0.1'],
+      fetchAllowAddresses: ['127.0.0.1/32'],
+      fetchAllowPorts: [Number(new URL(stub.url).port)],
       fetchMaxBytes: 1024,
     },
   });

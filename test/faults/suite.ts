@@ -55,7 +55,10 @@ export class FaultSuite {
       SCRATCHPAD_HOME: this.directory,
       SCRATCHPAD_SANDBOX: path.join(this.directory, 'sandbox'),
       SCRATCHPAD_OBSERVATIONS: observations,
+      // web_fetch denies loopback by default: the slow server is allowed explicitly, address and port.
       SCRATCHPAD_FETCH_ALLOW: '127.0.0.1',
+      SCRATCHPAD_FETCH_ALLOW_PRIVATE: '127.0.0.1/32',
+      SCRATCHPAD_FETCH_PORTS: new URL(this.slow.url).port,
       FAULT_WORKFLOW_BUNDLE: this.bundlePath,
     });
     this.workers.push(worker);
