@@ -16,7 +16,7 @@ import type { ToolOptions } from '../../src/activities/tools/types';
 import type { ObservationStore } from '../../src/activities/observations/entry';
 import { MemoryObservationStore } from '../../src/activities/observations/memory-store';
 import { workerSinks } from '../../src/worker/worker';
-import { uniqueTaskQueue } from './temporal';
+import { testEnvironment, uniqueTaskQueue } from './temporal';
 
 // Worker state changes at INFO drown test output; keep warnings and errors.
 try {
@@ -86,4 +86,21 @@ export async function scriptedWorker(
     sinks: workerSinks(),
   });
   return { worker, taskQueue: queue, model, tools, observations };
+}
+
+/**
+ * Connects to the shared dev server and bundles the workflows before the file's tests, tearing down after them;
+ * `ready` receives both once they exist.
+ */
+export function useWorkflowEnvironment(
+  ready: (setup: { env: TestWorkflowEnvironment; bundle: WorkflowBundleWithSourceMap }) => void,
+): void {
+  let env: TestWorkflowEnvironment | undefined;
+  beforeAll(async () => {
+    env = await testEnvironment();
+    ready({ env, bundle: await bundleWorkflows() });
+  });
+  afterAll(async () => {
+    await env?.teardown();
+  });
 }

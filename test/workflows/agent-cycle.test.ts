@@ -16,20 +16,12 @@ import { type Scratchpad, defaultScratchpad, enqueueTasks } from '../../src/core
 import { snapshotYaml, writeSnapshots } from '../../src/client/snapshots';
 import { agentIdKey } from '../../src/common/search-attributes';
 import { afterQuery, beforeQuery, currentQuery, traceQuery } from '../../src/common/cycle-messages';
-import { testEnvironment } from '../helpers/temporal';
-import { bundleWorkflows, scriptedWorker } from '../helpers/worker';
+import { scriptedWorker, useWorkflowEnvironment } from '../helpers/worker';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
 
-beforeAll(async () => {
-  env = await testEnvironment();
-  bundle = await bundleWorkflows();
-});
-
-afterAll(async () => {
-  await env?.teardown();
-});
+useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
 
 let agentCounter = 0;
 function agentId(): string {

@@ -17,21 +17,13 @@ import {
   sendUpdate,
   statusQuery,
 } from '../../src/common/agent-messages';
-import { testEnvironment } from '../helpers/temporal';
-import { bundleWorkflows, scriptedWorker } from '../helpers/worker';
+import { scriptedWorker, useWorkflowEnvironment } from '../helpers/worker';
 import { agentWorkflowId } from '../../src/common/ids';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
 
-beforeAll(async () => {
-  env = await testEnvironment();
-  bundle = await bundleWorkflows();
-});
-
-afterAll(async () => {
-  await env?.teardown();
-});
+useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
 
 let counter = 0;
 function newAgent(taskQueue: string, settings?: Partial<AgentSettings>) {

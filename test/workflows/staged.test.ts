@@ -9,20 +9,12 @@ import { runCycleUpdate } from '../../src/common/agent-messages';
 import { cycleOutcomeKey } from '../../src/common/search-attributes';
 import { NO_OP_CORRECTION } from '../../src/core/staged';
 import type { StagedInput, StagedResult } from '../../src/core/staged-input';
-import { testEnvironment } from '../helpers/temporal';
-import { type ScriptedWorker, bundleWorkflows, scriptedWorker } from '../helpers/worker';
+import { type ScriptedWorker, scriptedWorker, useWorkflowEnvironment } from '../helpers/worker';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
 
-beforeAll(async () => {
-  env = await testEnvironment();
-  bundle = await bundleWorkflows();
-});
-
-afterAll(async () => {
-  await env?.teardown();
-});
+useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
 
 let counter = 0;
 function agentId(): string {

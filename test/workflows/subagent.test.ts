@@ -6,20 +6,12 @@ import { subagentCycleId } from '../../src/common/ids';
 import { agentIdKey } from '../../src/common/search-attributes';
 import type { CycleInput, CycleResult } from '../../src/core/cycle';
 import { defaultScratchpad, enqueueTasks } from '../../src/core/scratchpad';
-import { testEnvironment } from '../helpers/temporal';
-import { bundleWorkflows, scriptedWorker } from '../helpers/worker';
+import { scriptedWorker, useWorkflowEnvironment } from '../helpers/worker';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
 
-beforeAll(async () => {
-  env = await testEnvironment();
-  bundle = await bundleWorkflows();
-});
-
-afterAll(async () => {
-  await env?.teardown();
-});
+useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
 
 let counter = 0;
 function cycleIdOf(): { agentId: string; cycleId: string } {
