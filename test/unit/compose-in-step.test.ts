@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'yaml';
 import { TEMPORAL_SERVER_VERSION, UI_SERVER_VERSION } from '../../src/dev-server/cluster/layout';
+import { DYNAMIC_CONFIG } from '../../src/dev-server/cluster/server-config';
 
 const root = path.resolve(__dirname, '..', '..');
 interface Service {
@@ -25,17 +26,23 @@ const dependencies = (name: string) => {
 
 describe('docker-compose.yml is in step with scripts/cluster', () => {
   it('runs the versions the script builds', () => {
-    expect(service('temporal').image).toBe(`temporalio/auto-setup:${TEMPORAL_SERVER_VERSION.slice(1)}`);
+    const version = TEMPORAL_SERVER_VERSION.slice(1);
+    expect(service('temporal').image).toBe(`temporalio/server:${version}`);
+    for (const name of ['temporal-schema', 'temporal-namespace']) {
+      expect(service(name).image).toMatch(new RegExp(`^temporalio/admin-tools:${version.replace(/\./g, '\\.')}-`));
+    }
     expect(service('temporal-ui').image).toBe(`temporalio/ui:${UI_SERVER_VERSION.slice(1)}`);
     // The script installs Debian bookworm's postgresql package (15); the Dockerfile's base is bookworm.
     expect(service('postgresql').image).toBe('postgres:15');
     expect(fs.readFileSync(path.join(root, 'Dockerfile'), 'utf8')).toMatch(/^FROM node:20-bookworm-slim/m);
   });
 
-  it('starts them in the script order: PostgreSQL, Temporal, Redis and the UI, setup, then workers', () => {
-    expect(dependencies('temporal')).toEqual(['postgresql']);
-    expect(dependencies('temporal-ui')).toEqual(['temporal']);
-    expect(dependencies('setup')).toEqual(['temporal']);
+  it('starts them in the script order: PostgreSQL, schemas, Temporal, namespace, Redis and the UI, setup, workers', () => {
+    expect(dependencies('temporal-schema')).toEqual(['postgresql']);
+    expect(dependencies('temporal')).toEqual(['temporal-schema']);
+    expect(dependencies('temporal-namespace')).toEqual(['temporal']);
+    expect(dependencies('temporal-ui')).toEqual(['temporal-namespace']);
+    expect(dependencies('setup')).toEqual(['temporal-namespace']);
     expect(dependencies('worker').sort()).toEqual(['redis', 'setup']);
     expect(service('setup').command).toEqual(['setup']);
     expect(service('worker').command).toEqual(['worker']);
@@ -59,5 +66,19 @@ describe('docker-compose.yml is in step with scripts/cluster', () => {
       POSTGRES_USER: 'temporal',
       POSTGRES_PWD: 'temporal',
     });
+  });
+
+  it('sets up the schemas with the SQL tool commands the script runs, and the same dynamic configuration', () => {
+    const schema = fs.readFileSync(path.join(root, 'deploy/compose/schema.sh'), 'utf8');
+    const script = fs.readFileSync(path.join(root, 'src/dev-server/cluster/postgres.ts'), 'utf8');
+    for (const command of ["'create-database'", "'setup-schema', '-v', '0.0'", "'update-schema', '-d'"]) {
+      expect(script).toContain(command);
+      expect(schema).toContain(command.replace(/'|,/g, ''));
+    }
+    expect(schema).toContain('--plugin postgres12');
+    const dynamic = parse(fs.readFileSync(path.join(root, 'deploy/compose/dynamicconfig.yaml'), 'utf8'));
+    expect(dynamic).toEqual(DYNAMIC_CONFIG);
+    const mounted = (service('temporal') as { volumes?: string[] }).volumes ?? [];
+    expect(mounted.join('\n')).toContain('./deploy/compose/dynamicconfig.yaml:/etc/temporal/config/dynamicconfig/');
   });
 });
