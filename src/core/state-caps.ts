@@ -79,3 +79,18 @@ export function confidenceWarning(value: unknown): string | null {
   if (/HIGH|MEDIUM|LOW/.test(value.toUpperCase())) return null;
   return '[CONFIDENCE] self_confidence names none of HIGH, MEDIUM, LOW; kept as written';
 }
+
+/**
+ * Why tasks or goals from a user (enqueue, a run with tasks, a wake) may not join the state: the size cap every
+ * model update meets, so no path grows the state past it. The list caps are the model's: a user may queue more.
+ */
+export function queueViolation(before: Scratchpad, after: Scratchpad): string | null {
+  const refusal = stateSizeViolation(before, after);
+  return refusal && `${refusal.split(';')[0]}: let the agent work through its queue, or queue shorter tasks`;
+}
+
+/** Why an imported state may not be adopted: it must fit the size cap the agent's own states keep. */
+export function importViolation(state: Scratchpad): string | null {
+  const size = stateBytes(state);
+  return size > MAX_STATE_BYTES ? `the import is ${size} bytes as JSON (limit ${MAX_STATE_BYTES})` : null;
+}

@@ -1,4 +1,11 @@
-import { condition, log, upsertMemo, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  condition,
+  log,
+  upsertMemo,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { z } from 'zod';
 import {
   type AgentInput,
@@ -22,17 +29,13 @@ import { totalCost } from '../core/cost';
 import { reconcileDirectives } from '../core/directives';
 import { type Usage, mergeUsageByModel, totalUsage } from '../core/model';
 import { type Scratchpad, ScratchpadSchema, defaultScratchpad, enqueueTasks, hasWork } from '../core/scratchpad';
+import { queueViolation } from '../core/state-caps';
 import { safeApply } from '../core/update';
+import { AgentError } from '../common/failure-types';
 import { cycleWorkflowId } from '../common/ids';
 import { agentIdKey, cycleCountKey, lastOutcomeKey } from '../common/search-attributes';
 import { ChildCycle, cycleInputFor, summaryOf } from './child-cycle';
 import { type Finished, type WorkItem, WorkQueue } from './work-queue';
-
-/** Runs a synchronous safeParse in a validator so bad arguments are rejected before they reach history. */
-export function validate(schema: z.ZodType, value: unknown): void {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new Error(z.prettifyError(parsed.error));
-}
 
 /**
  * The state of one agent's durable home and what its messages do to it: the work queue, the scratchpad,
@@ -98,23 +101,27 @@ export class AgentHome {
 
   async runCycle(args: unknown): Promise<CycleRecord> {
     const { tasks, maxIterations, model, priorScratchpad } = RunCycleArgsSchema.parse(args);
-    if (tasks.length > 0) await this.mutated(() => (this.scratchpad = enqueueTasks(this.scratchpad, tasks)));
+    if (tasks.length > 0) await this.enqueueChecked(tasks, []);
     return (await this.queue.submit({ kind: 'task', trigger: 'task', maxIterations, model, priorScratchpad })).record;
   }
 
   async enqueue(args: unknown): Promise<{ current_task: string | null; pending_actions: string[] }> {
     const { tasks, goals } = EnqueueArgsSchema.parse(args);
-    return this.mutated(() => {
-      this.scratchpad = enqueueTasks(this.scratchpad, tasks, goals);
-      return { current_task: this.scratchpad.current_task, pending_actions: this.scratchpad.pending_actions };
-    });
+    const { current_task, pending_actions } = await this.enqueueChecked(tasks, goals);
+    return { current_task, pending_actions };
   }
 
-  validateInject(args: unknown): void {
-    validate(InjectArgsSchema, args);
-    const { section, content } = InjectArgsSchema.parse(args);
-    const outcome = safeApply(this.scratchpad, { [section]: content });
-    if (!outcome.ok) throw new Error(outcome.error);
+  // Applied once no cycle runs, which may have grown the state since the validator ran: the caps are checked again,
+  // and a refusal then fails the update with nothing changed.
+  private async enqueueChecked(tasks: string[], goals: string[]): Promise<Scratchpad> {
+    const outcome = await this.mutated(() => {
+      const after = enqueueTasks(this.scratchpad, tasks, goals);
+      const refusal = queueViolation(this.scratchpad, after);
+      if (!refusal) this.scratchpad = after;
+      return { refusal, state: this.scratchpad };
+    });
+    if (outcome.refusal) throw ApplicationFailure.nonRetryable(outcome.refusal, AgentError.BadInput);
+    return outcome.state;
   }
 
   async inject(args: unknown): Promise<string> {
@@ -149,7 +156,11 @@ export class AgentHome {
       // A schedule repeats its tasks every tick: one already queued is not queued again.
       const queued = [this.scratchpad.current_task, ...this.scratchpad.pending_actions];
       const fresh = tasks.filter((task) => !queued.includes(task));
-      if (fresh.length > 0) this.scratchpad = enqueueTasks(this.scratchpad, fresh);
+      const after = enqueueTasks(this.scratchpad, fresh);
+      const refusal = fresh.length > 0 ? queueViolation(this.scratchpad, after) : null;
+      // A signal has no caller to answer: tasks that would pass the caps are dropped and logged, the rest runs.
+      if (refusal) log.warn('dropped the tasks of a wake signal', { error: refusal, tasks: fresh.length });
+      else if (fresh.length > 0) this.scratchpad = after;
       if (hasWork(this.scratchpad)) this.queue.wake(trigger);
     });
   }

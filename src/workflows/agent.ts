@@ -8,7 +8,6 @@ import {
   RunCycleArgsSchema,
   SendArgsSchema,
 } from '../core/agent';
-import { ScratchpadSchema } from '../core/scratchpad';
 import {
   configureUpdate,
   cyclesQuery,
@@ -24,7 +23,8 @@ import {
   wakeSignal,
 } from '../common/agent-messages';
 import { AgentError } from '../common/failure-types';
-import { AgentHome, validate } from './agent-home';
+import { AgentHome } from './agent-home';
+import { validate, validateImport, validateInject, validateQueue } from './agent-validators';
 
 function parseInput(raw: AgentInput): ParsedAgentInput {
   const parsed = AgentInputSchema.safeParse(raw);
@@ -43,11 +43,13 @@ function registerHandlers(home: AgentHome): void {
   setHandler(statusQuery, () => home.status());
   setHandler(sendUpdate, (args) => home.send(args), { validator: (args) => validate(SendArgsSchema, args) });
   setHandler(runCycleUpdate, (args) => home.runCycle(args), {
-    validator: (args) => validate(RunCycleArgsSchema, args),
+    validator: (args) => validateQueue(home.scratchpad, RunCycleArgsSchema, args),
   });
-  setHandler(enqueueUpdate, (args) => home.enqueue(args), { validator: (args) => validate(EnqueueArgsSchema, args) });
-  setHandler(injectUpdate, (args) => home.inject(args), { validator: (args) => home.validateInject(args) });
-  setHandler(importUpdate, (state) => home.import(state), { validator: (state) => validate(ScratchpadSchema, state) });
+  setHandler(enqueueUpdate, (args) => home.enqueue(args), {
+    validator: (args) => validateQueue(home.scratchpad, EnqueueArgsSchema, args),
+  });
+  setHandler(injectUpdate, (args) => home.inject(args), { validator: (args) => validateInject(home.scratchpad, args) });
+  setHandler(importUpdate, (state) => home.import(state), { validator: (state) => validateImport(state) });
   setHandler(configureUpdate, (changes) => home.configure(changes), {
     validator: (changes) => validate(AgentSettingsSchema, { ...home.settings, ...changes }),
   });

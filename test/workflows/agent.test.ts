@@ -223,6 +223,40 @@ describe('agent workflow: cycles and memory', () => {
     });
   });
 
+  it('refuses an enqueue, a run or an import that would pass the state size cap, changing nothing', async () => {
+    const { worker, taskQueue } = await scriptedWorker(env, bundle, []);
+    const target = newAgent(taskQueue);
+    const copy = newAgent(taskQueue);
+    // 5,000 CJK characters each: 15,000 bytes of UTF-8, so 20 of them pass the 256 KiB cap.
+    const big = Array.from({ length: 20 }, (_, n) => `${n}:${'任'.repeat(4990)}`);
+    await worker.runUntil(async () => {
+      await updateAgent(env.client, target, enqueueUpdate, [{ tasks: ['small'] }]);
+      // The client reports "Workflow Update failed"; the validator's reason is its cause.
+      const refusal = (update: Promise<unknown>) =>
+        update.then(
+          () => 'accepted',
+          (error: { cause?: { message?: string } }) => error.cause?.message ?? String(error),
+        );
+      expect(await refusal(updateAgent(env.client, target, enqueueUpdate, [{ tasks: big }]))).toMatch(
+        /^the scratchpad would grow to \d+ bytes \(limit 262144\): let the agent work through its queue/,
+      );
+      expect(await refusal(updateAgent(env.client, target, runCycleUpdate, [{ tasks: big }]))).toMatch(/limit 262144/);
+      const handle = env.client.workflow.getHandle(agentWorkflowId(target.agentId));
+      const after: Scratchpad = await handle.query(scratchpadQuery);
+      expect([after.current_task, ...after.pending_actions]).toEqual(['small']);
+      expect((await handle.query(statusQuery)).cycleCount).toBe(0);
+
+      const oversize = { ...after, workspace: 'x'.repeat(300_000) };
+      expect(await refusal(updateAgent(env.client, copy, importUpdate, [oversize]))).toMatch(
+        /^the import is \d+ bytes as JSON \(limit 262144\)$/,
+      );
+      const untouched: Scratchpad = await env.client.workflow
+        .getHandle(agentWorkflowId(copy.agentId))
+        .query(scratchpadQuery);
+      expect(untouched.workspace).not.toContain('xxxx');
+    });
+  });
+
   it('continues-as-new across 200+ cycles with its memory and queries intact', async () => {
     const total = 205;
     const script = Array.from({ length: total }, (_, index) => ({
