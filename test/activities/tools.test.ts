@@ -359,6 +359,17 @@ describe('web_search', () => {
     server = http.createServer((request, response) => {
       const url = new URL(request.url ?? '/', 'http://x');
       if (url.searchParams.get('format') !== 'json') return void response.writeHead(400).end();
+      if (url.searchParams.get('q') === 'endless') {
+        // Streams until the client goes away: the tool must stop reading at its cap.
+        response.writeHead(200, { 'content-type': 'application/json' });
+        const chunk = Buffer.alloc(64 * 1024, 0x20);
+        const pump = (): void => {
+          while (!response.destroyed && response.write(chunk));
+          if (!response.destroyed) response.once('drain', pump);
+        };
+        return void pump();
+      }
+      if (url.searchParams.get('q') === 'silent') return; // never answers
       response.writeHead(200, { 'content-type': 'application/json' }).end(body);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -401,5 +412,27 @@ describe('web_search', () => {
       error: 'search endpoint did not answer JSON',
     });
     expect((await run('web_search', { query: '' }, { searchUrl })).error).toContain('invalid arguments for web_search');
+  });
+
+  test('stops reading an endless answer at 1 MB, and gives up on a silent endpoint when cancelled', async () => {
+    expect(await run('web_search', { query: 'endless' }, { searchUrl })).toEqual({
+      ok: false,
+      error: 'search response over 1 MB',
+    });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 200);
+    const started = Date.now();
+    const observation = await run('web_search', { query: 'silent' }, { searchUrl, signal: controller.signal });
+    expect(observation).toMatchObject({ ok: false, error: expect.stringContaining('search endpoint unreachable') });
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  test('says so when the endpoint is down', async () => {
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const observation = await run('web_search', { query: 'q' }, { searchUrl: `http://127.0.0.1:${port}/search` });
+    expect(observation).toMatchObject({ ok: false, error: expect.stringContaining('(ECONNREFUSED)') });
   });
 });

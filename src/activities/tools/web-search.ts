@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Observation } from '../../core/observation';
 import type { TOOL_ARGS } from '../../core/tools';
+import { errorMessage } from '../../common/error-message';
 import type { ToolOptions } from './types';
 
 /** The search call, body included, is aborted after this. */
@@ -27,10 +28,24 @@ export async function webSearch(
   const url = new URL(options.searchUrl);
   url.searchParams.set('q', args.query);
   url.searchParams.set('format', 'json');
-  const response = await fetch(url, { signal: AbortSignal.timeout(WEB_SEARCH_TIMEOUT_MS), redirect: 'error' });
-  const text = await response.text();
-  if (!response.ok) return { ok: false, error: `search endpoint answered HTTP ${response.status}` };
-  if (text.length > MAX_RESPONSE_BYTES) return { ok: false, error: 'search response over 1 MB' };
+  const timeout = AbortSignal.timeout(WEB_SEARCH_TIMEOUT_MS);
+  const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
+  let text: string | undefined;
+  try {
+    const response = await fetch(url, { signal, redirect: 'error' });
+    if (!response.ok) {
+      await response.body?.cancel();
+      return { ok: false, error: `search endpoint answered HTTP ${response.status}` };
+    }
+    text = await readCapped(response, MAX_RESPONSE_BYTES);
+  } catch (error) {
+    if (timeout.aborted)
+      return { ok: false, error: `search endpoint did not answer within ${WEB_SEARCH_TIMEOUT_MS} ms` };
+    const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
+    const why = cause?.code ?? cause?.message;
+    return { ok: false, error: `search endpoint unreachable: ${errorMessage(error)}${why ? ` (${String(why)})` : ''}` };
+  }
+  if (text === undefined) return { ok: false, error: 'search response over 1 MB' };
   let parsed: { results?: unknown };
   try {
     parsed = JSON.parse(text) as { results?: unknown };
@@ -47,4 +62,20 @@ export async function webSearch(
       snippet: typeof item.content === 'string' ? item.content.slice(0, SNIPPET_CHARS) : '',
     }));
   return { ok: true, result: results, query: args.query };
+}
+
+/** The body as text, or undefined once it passes `maxBytes`: an endpoint that streams without end is cut off. */
+async function readCapped(response: Response, maxBytes: number): Promise<string | undefined> {
+  if (!response.body) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body) {
+    size += chunk.byteLength;
+    if (size > maxBytes) {
+      await response.body.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
