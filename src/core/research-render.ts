@@ -23,7 +23,10 @@ export function entryLine(entry: BoardEntry): string {
 export function strategyLines(entry: BoardEntry): string[] {
   if (entry.type !== 'STRATEGY') return [];
   const { entities, fields, assigned } = entry.body;
-  return [`  entities: ${entities.join(', ')}`, `  fields: ${fields.join(', ')} (${assigned.length} facts)`];
+  return [
+    `  entities: ${entities.join(', ')}`,
+    `  fields: ${fields.join(', ')} (${assigned.length} ${assigned.length === 1 ? 'fact' : 'facts'})`,
+  ];
 }
 
 /** The board grouped by entry type, in Markdown, with the run's status on top (the Web UI's current details). */

@@ -38,10 +38,10 @@ function splitList(value: string | undefined): string[] | undefined {
 /** `research start`: starts a run and prints entries as they land, then the answer and its citations. */
 export async function researchStartCommand(question: string, options: ResearchStartOptions): Promise<number> {
   const config = runtime.config();
-  const client = await runtime.client(config);
+  const input = researchInput(question, options, config);
   const spec = runtime.modelSpec(config, options.model ?? options.workerModel);
   if (options.workerModel) runtime.modelSpec(config, options.workerModel);
-  const input = researchInput(question, options, config);
+  const client = await runtime.client(config);
   const workflowId = researchWorkflowId(input.runId);
   return runtime.withWorker(client, config, spec, workflowId, () => follow(client, config, input));
 }
