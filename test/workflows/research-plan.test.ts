@@ -3,6 +3,7 @@ import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { RoutedScriptedProvider } from '../../src/activities/model/routed';
 import type { ScriptEntry } from '../../src/activities/model/scripted';
 import {
+  DEMO_COMPANIES,
   type FixtureWeb,
   factRoute,
   fixturePages,
@@ -15,32 +16,23 @@ import type { ResearchInput, ResearchResult } from '../../src/core/research';
 import { MAX_PLANNED_FACTS } from '../../src/core/research-plan';
 import { researchWorkflowId } from '../../src/common/ids';
 import { statusQuery } from '../../src/common/research-messages';
-import { testEnvironment } from '../helpers/temporal';
-import { bundleWorkflows } from '../helpers/worker';
+import { useWorkflowEnvironment } from '../helpers/worker';
 import { researchTestWorker } from '../helpers/research';
 
 jest.setTimeout(120_000);
 
-const COMPANIES = {
-  Acme: { revenue: 'USD 1,234,567', employees: '5,000' },
-  Globex: { revenue: 'USD 890,000', employees: '1,200' },
-};
+const COMPANIES = DEMO_COMPANIES;
 const SUPERVISOR = 'scripted:supervisor';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
 let web: FixtureWeb;
 
+useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
 beforeAll(async () => {
-  env = await testEnvironment();
-  bundle = await bundleWorkflows();
   web = await serveFixtureWeb(fixturePages(COMPANIES));
 });
-
-afterAll(async () => {
-  await web?.close();
-  await env?.teardown();
-});
+afterAll(() => web?.close());
 
 let runs = 0;
 function runIdFor(name: string): string {
