@@ -1,4 +1,4 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, setCurrentDetails } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { Message } from '../core/model';
 import {
@@ -38,6 +38,7 @@ export function writeFirstStrategy(run: ResearchRun, workerId: (n: number) => st
  * refused twice, or a model that fails, ends the run `incomplete` with the reason and no worker started.
  */
 async function planStrategy(run: ResearchRun, workerId: (n: number) => string): Promise<void> {
+  setCurrentDetails(`**research ${run.input.runId}**: the supervisor is planning STRATEGY from the question`);
   const verdict = await askForPlan(run.input);
   if (verdict.ok) {
     run.appendAsSupervisor({ type: 'STRATEGY', body: strategyOf(verdict.plan, workerId) }, Date.now());
