@@ -1,5 +1,5 @@
 import { BOARD_LIMITS } from './board-schema';
-import type { ModelResponse } from './model';
+import type { Message, ModelRequest, ModelResponse } from './model';
 import { objectSpans, parseToolCalls } from './parse-action';
 
 /** The tool the supervisor's model must call to plan a run. */
@@ -46,6 +46,17 @@ export function planPrompt(given: GivenLists): string {
   if (given.entities) lines.push(`Entities (given by the user; keep them): ${given.entities.join(', ')}`);
   if (given.fields) lines.push(`Fields (given by the user; keep them): ${given.fields.join(', ')}`);
   return lines.join('\n');
+}
+
+/** The supervisor's model request: the plan tool forced, the conversation so far, its own model if named. */
+export function planRequest(messages: Message[], model?: string): ModelRequest {
+  return {
+    system: 'research_strategy',
+    messages,
+    tools: [PLAN_TOOL],
+    toolChoice: { name: PLAN_TOOL },
+    ...(model && { model }),
+  };
 }
 
 /** The corrective turn after a refused plan: the reason, and what to send instead. */

@@ -3,11 +3,11 @@ import type { Activities } from '../activities';
 import type { Message } from '../core/model';
 import {
   type GivenLists,
-  PLAN_TOOL,
   type PlanVerdict,
   planCorrection,
   planFromResponse,
   planPrompt,
+  planRequest,
   needsPlan,
   replySummary,
 } from '../core/research-plan';
@@ -54,13 +54,7 @@ async function askForPlan(given: GivenLists & { model?: string | undefined }): P
   for (let attempt = 1; attempt <= PLAN_ATTEMPTS; attempt++) {
     let response;
     try {
-      response = await callModel({
-        system: 'research_strategy',
-        messages,
-        tools: [PLAN_TOOL],
-        toolChoice: { name: PLAN_TOOL },
-        ...(given.model && { model: given.model }),
-      });
+      response = await callModel(planRequest(messages, given.model));
     } catch (error) {
       // Retries are spent (or the error is not retryable): the run ends without a plan rather than failing.
       return { ok: false, reason: `the supervisor's model failed: ${failureMessage(error).slice(0, 1000)}` };

@@ -4,7 +4,7 @@ import { createModelResolver } from '../../src/activities/model/registry';
 import { ModelError } from '../../src/common/failure-types';
 import type { ModelRequest } from '../../src/core/model';
 import { CYCLE_SYSTEM, REFLECT_SYSTEM, RESEARCH_STRATEGY_SYSTEM } from '../../src/core/prompts';
-import { PLAN_TOOL, planFromResponse, planPrompt } from '../../src/core/research-plan';
+import { PLAN_TOOL, planFromResponse, planPrompt, planRequest } from '../../src/core/research-plan';
 import { TOOL_DESCRIPTIONS, toolInputSchema } from '../../src/core/tools';
 import { failureOf, quietEnvironment, runCallModel } from './call-model';
 import { type HttpStub, startHttpStub } from './http-stub';
@@ -108,12 +108,7 @@ describe('AnthropicProvider through the callModel activity', () => {
       body: message([{ type: 'tool_use', id: 'toolu_02', name: PLAN_TOOL, input: plan, caller: { type: 'direct' } }]),
     });
     const given = { question: 'How large are Acme and Globex?' };
-    const response = await runCallModel(resolveModel, {
-      system: 'research_strategy',
-      messages: [{ role: 'user', content: planPrompt(given) }],
-      tools: [PLAN_TOOL],
-      toolChoice: { name: PLAN_TOOL },
-    });
+    const response = await runCallModel(resolveModel, planRequest([{ role: 'user', content: planPrompt(given) }]));
 
     expect(planFromResponse(response, given)).toEqual({ ok: true, plan });
     const body = stub.received[0]?.body as Record<string, unknown>;

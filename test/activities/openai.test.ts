@@ -4,7 +4,7 @@ import { createModelResolver } from '../../src/activities/model/registry';
 import type { ModelRequest } from '../../src/core/model';
 import { parseAction } from '../../src/core/parse-action';
 import { CYCLE_SYSTEM, RESEARCH_STRATEGY_SYSTEM, RESPOND_SYSTEM } from '../../src/core/prompts';
-import { PLAN_TOOL, planFromResponse, planPrompt } from '../../src/core/research-plan';
+import { PLAN_TOOL, planFromResponse, planPrompt, planRequest } from '../../src/core/research-plan';
 import { TOOL_DESCRIPTIONS, toolInputSchema } from '../../src/core/tools';
 import { failureOf, runCallModel } from './call-model';
 import { type HttpStub, startHttpStub } from './http-stub';
@@ -95,12 +95,7 @@ describe('OpenAICompatibleProvider through the callModel activity', () => {
     stub.reply({ body: completion(`Plan:\n\`\`\`json\n${JSON.stringify({ tool: PLAN_TOOL, args: plan })}\n\`\`\``) });
     const given = { question: 'How large is Acme?' };
 
-    const response = await runCallModel(resolveModel, {
-      system: 'research_strategy',
-      messages: [{ role: 'user', content: planPrompt(given) }],
-      tools: [PLAN_TOOL],
-      toolChoice: { name: PLAN_TOOL },
-    });
+    const response = await runCallModel(resolveModel, planRequest([{ role: 'user', content: planPrompt(given) }]));
 
     expect(planFromResponse(response, given)).toEqual({ ok: true, plan });
     const system = (stub.received[0]?.body as SentBody).messages[0]?.content ?? '';
