@@ -18,9 +18,11 @@ import { RoutedScriptedProvider } from '../src/activities/model/routed';
 import { type ScriptEntry, ScriptedProvider } from '../src/activities/model/scripted';
 import {
   DEMO_COMPANIES,
+  DEMO_PLAN,
   type FixtureWeb,
   demoRoutes,
   fixturePages,
+  planRoute,
   serveFixtureWeb,
 } from '../src/cli/research-fixture';
 import { researchWorkflowId, researchWorkerId, subagentCycleId } from '../src/common/ids';
@@ -267,6 +269,29 @@ async function researchRecording(): Promise<Recording> {
   };
 }
 
+/** Seed 003 with no lists: the supervisor plans them, its first reply refused and corrected once. */
+async function plannedResearchRecording(): Promise<Recording> {
+  const web = await fixtureWeb();
+  const question = 'How large are Acme and Globex?';
+  const plan: ScriptEntry[] = [{ text: 'Acme and Globex, by revenue and employees.' }, ...DEMO_PLAN];
+  return {
+    name: 'research-run-planned',
+    script: [],
+    provider: new RoutedScriptedProvider({ ...demoRoutes(web.base), [planRoute(question)]: plan }, 'research'),
+    web: fixtureWeb,
+    async run({ client }, taskQueue) {
+      const workflowId = researchWorkflowId('replay-planned');
+      const handle = await client.workflow.start('research', {
+        taskQueue,
+        workflowId,
+        args: [{ runId: 'replay-planned', question, model: 'scripted:fixture' }],
+      });
+      await handle.result();
+      return { 'research-run-planned': { workflowId } };
+    },
+  };
+}
+
 /** Names on the command line (or in RECORD_ONLY) record only those, so existing histories are not overwritten. */
 function selected(recordings: Recording[]): Recording[] {
   const only = [...process.argv.slice(2), ...(process.env.RECORD_ONLY?.split(',') ?? [])].map((name) => name.trim());
@@ -311,7 +336,7 @@ async function main(): Promise<void> {
   const client = new Client({ connection: await Connection.connect({ address: server.address }) });
   const sandboxRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'record-sandbox-'));
   try {
-    const recordings = [...RECORDINGS, await researchRecording()];
+    const recordings = [...RECORDINGS, await researchRecording(), await plannedResearchRecording()];
     for (const recording of selected(recordings)) await record({ client, connection, sandboxRoot }, recording);
   } finally {
     await researchWeb?.close();

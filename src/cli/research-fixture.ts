@@ -1,6 +1,7 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ScriptEntry } from '../activities/model/scripted';
+import { planPrompt } from '../core/research-plan';
 
 /** A small web on loopback for tests and the offline demo: a SearXNG-style search endpoint and pages. */
 export interface FixtureWeb {
@@ -75,6 +76,23 @@ export function verifyScript(base: string, entity: string, path: string, value: 
     { tool: 'board_write', args: { status: 'VERIFIED', value, source_url: `${base}${path}`, step: 2 } },
   ];
 }
+
+/** Route key of the supervisor's planning turn for `question` (the first line of its prompt). */
+export function planRoute(question: string): string {
+  return planPrompt({ question }).split('\n')[0] as string;
+}
+
+/** The demo supervisor's plan: the demo companies × revenue and employees. */
+export const DEMO_PLAN: ScriptEntry[] = [
+  {
+    tool: 'plan_research',
+    args: {
+      goal: 'Find the revenue and employee count of Acme and Globex',
+      entities: ['Acme', 'Globex'],
+      fields: ['revenue', 'employees'],
+    },
+  },
+];
 
 /** The companies the demo web knows. */
 export const DEMO_COMPANIES = {

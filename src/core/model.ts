@@ -11,6 +11,7 @@ export const SystemPromptIdSchema = z.enum([
   'staged',
   'staged_plan',
   'research_worker',
+  'research_strategy',
 ]);
 export type SystemPromptId = z.infer<typeof SystemPromptIdSchema>;
 

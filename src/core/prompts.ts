@@ -33,6 +33,13 @@ Then call board_write once. VERIFIED only with the source_url you fetched and th
 scratchpad_id) or step: the board checks that the value appears on that page and records UNVERIFIED otherwise.
 A URL that is dead or blocked: board_write FAILED_URL. Never fetch a tombstoned URL. Call exactly one tool per turn.`;
 
+/** The supervisor's one planning turn: the question becomes STRATEGY's goal, entities and fields. */
+export const RESEARCH_STRATEGY_SYSTEM = `You are the supervisor of a research run. You do not answer questions; you plan them.
+Turn the user's question into a plan: a one-sentence goal, the entities the question is about (companies, people,
+places, products...) and the fields to find for each entity (revenue, founding year...). Workers will each verify one
+entity × field fact on a live web page, so keep the list small and the names as a web page would write them. Keep any
+entities or fields the user gave, exactly. Call plan_research exactly once.`;
+
 export const REFLECT_SYSTEM = `You are a reflection process observing an AI assistant.
 You just saw an exchange:
 - The assistant's prior understanding (scratchpad)
@@ -61,6 +68,7 @@ export const SYSTEM_PROMPTS: Record<SystemPromptId, string> = {
   staged: `${CYCLE_SYSTEM}\n\n${STAGED_SYSTEM_RULES}\n\n${SCRATCHPAD_CONVENTION}`,
   staged_plan: STAGED_PLAN_SYSTEM,
   research_worker: RESEARCH_WORKER_SYSTEM,
+  research_strategy: RESEARCH_STRATEGY_SYSTEM,
 };
 
 export interface CyclePromptContext {

@@ -19,6 +19,16 @@ export function entryLine(entry: BoardEntry): string {
   return `${entry.id} ${entry.type} [${who}] ${detail[entry.type]()}`;
 }
 
+/** A STRATEGY's lists under its entry line: what the supervisor planned, or what the user gave. */
+export function strategyLines(entry: BoardEntry): string[] {
+  if (entry.type !== 'STRATEGY') return [];
+  const { entities, fields, assigned } = entry.body;
+  return [
+    `  entities: ${entities.join(', ')}`,
+    `  fields: ${fields.join(', ')} (${assigned.length} ${assigned.length === 1 ? 'fact' : 'facts'})`,
+  ];
+}
+
 /** The board grouped by entry type, in Markdown, with the run's status on top (the Web UI's current details). */
 export function renderBoard(entries: readonly BoardEntry[], status: ResearchStatus): string {
   const head = `**research ${status.runId}**: ${status.outcome}, ${status.entries} entries, ${status.activeWorkers.length} workers active`;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BOARD_LIMITS, type BoardEntry, type EntryBody, type FactView, facts } from './board';
+import type { ResearchPlan } from './research-plan';
 
 /** Tools a research worker is offered; `board_write` ends its investigation. */
 export const WORKER_TOOLS = ['web_search', 'web_fetch', 'scratchpad_read', 'board_write'] as const;
@@ -9,8 +10,9 @@ const name = z.string().trim().min(1).max(BOARD_LIMITS.name);
 export const ResearchInputSchema = z.strictObject({
   runId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'use letters, digits, ".", "_" or "-"'),
   question: z.string().trim().min(1).max(BOARD_LIMITS.text),
-  entities: z.array(name).min(1).max(BOARD_LIMITS.list),
-  fields: z.array(name).min(1).max(BOARD_LIMITS.list),
+  /** Left out, the supervisor's model plans them from the question (`core/research-plan`). */
+  entities: z.array(name).min(1).max(BOARD_LIMITS.list).optional(),
+  fields: z.array(name).min(1).max(BOARD_LIMITS.list).optional(),
   /** Workers running at once. */
   maxWorkers: z.number().int().min(1).max(64).default(4),
   /** Workers one fact may use (first claim and re-delegations) before it counts as missing. */
@@ -23,6 +25,8 @@ export const ResearchInputSchema = z.strictObject({
     .int()
     .positive()
     .default(30 * 60_000),
+  /** The supervisor's model, which plans entities and fields the input leaves out. */
+  model: z.string().min(1).optional(),
   workerModel: z.string().min(1).optional(),
   /** History length at which the supervisor continues as new, well before Temporal's limits (issue: < 10,000). */
   continueAsNewEvents: z.number().int().min(40).max(9000).default(8000),
@@ -91,13 +95,18 @@ export interface WorkerResult {
   turns: number;
 }
 
-/** The first STRATEGY: one fact per entity × field, each assigned to a worker id from `workerId(n)`. */
+/** The first STRATEGY when the user gave both lists: the question is the goal. */
 export function initialStrategy(input: ParsedResearchInput, workerId: (n: number) => string): EntryBody<'STRATEGY'> {
-  const pairs = input.entities.flatMap((entity) => input.fields.map((field) => ({ entity, field })));
+  return strategyOf({ goal: input.question, entities: input.entities ?? [], fields: input.fields ?? [] }, workerId);
+}
+
+/** The first STRATEGY: one fact per entity × field, each assigned to a worker id from `workerId(n)`. */
+export function strategyOf(plan: ResearchPlan, workerId: (n: number) => string): EntryBody<'STRATEGY'> {
+  const pairs = plan.entities.flatMap((entity) => plan.fields.map((field) => ({ entity, field })));
   return {
-    goal: input.question,
-    entities: input.entities,
-    fields: input.fields,
+    goal: plan.goal,
+    entities: plan.entities,
+    fields: plan.fields,
     toolChain: ['web_search', 'web_fetch', 'scratchpad_read'],
     assigned: pairs.map((pair, index) => ({ ...pair, worker: workerId(index + 1) })),
     directives: [],

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { BOARD_LIMITS } from './board-schema';
+import { MAX_PLANNED_FACTS } from './research-plan';
 import { READ_DEFAULT_CHARS, READ_MAX_BYTES, READ_MAX_CHARS } from './observation';
 import { MAX_SECTION_CHARS, UPDATE_KEYS } from './scratchpad';
 import { MAX_ITEM_CHARS } from './state-caps';
@@ -102,6 +104,19 @@ export const TOOL_ARGS = {
       .optional()
       .describe('What the sub-agent needs to know; it sees nothing else of your scratchpad'),
   }),
+  plan_research: z.object({
+    goal: z.string().max(BOARD_LIMITS.text).describe('The goal of the run in one sentence'),
+    entities: z
+      .array(z.string().max(BOARD_LIMITS.name))
+      .min(1)
+      .max(BOARD_LIMITS.list)
+      .describe('What the question is about, e.g. companies; each a short name'),
+    fields: z
+      .array(z.string().max(BOARD_LIMITS.name))
+      .min(1)
+      .max(BOARD_LIMITS.list)
+      .describe(`What to find for every entity, e.g. revenue; at most ${MAX_PLANNED_FACTS} entities × fields in all`),
+  }),
   plan: z.object({
     stages: z.array(z.string()).describe('The stages, in order; each a short instruction touching a few files'),
     scratchpad: z.unknown().optional().describe('Run-local notes, e.g. {plan, done, next, notes}'),
@@ -140,6 +155,9 @@ export const TOOL_DESCRIPTIONS: Record<ToolName, string> = {
     'Hand a focused task to a sub-agent: a fresh agent whose purpose is the task and whose workspace is the ' +
     'context you give. It works with the same tools until done; its summary comes back as the result. Limited in ' +
     'number per cycle and in nesting depth.',
+  plan_research:
+    'Record the plan of a research run: its goal, entities and fields. Each entity × field is one fact a worker ' +
+    'verifies on a web page.',
   plan: 'Record the plan of a staged run: its stages in order. Writes nothing.',
 };
 

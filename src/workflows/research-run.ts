@@ -54,7 +54,7 @@ export class ResearchRun {
     this.entries = carry ? [...carry.entries] : [];
     this.active = new Set(carry?.activeWorkers ?? []);
     this.spawned = new Set(carry?.spawned ?? []);
-    this.nextWorker = carry?.nextWorker ?? input.entities.length * input.fields.length + 1;
+    this.nextWorker = carry?.nextWorker ?? 1;
     this.directivesRead = carry?.directivesRead ?? 0;
     this.startedAt = carry?.startedAt ?? now;
     this.generation = carry?.generation ?? 0;
@@ -106,6 +106,8 @@ export class ResearchRun {
       body: draft.body,
     } as BoardEntry;
     this.entries.push(entry);
+    // Worker numbers named by STRATEGY's assignments are taken; later workers (re-delegations) count on from there.
+    if (draft.type === 'STRATEGY') this.nextWorker = Math.max(this.nextWorker, draft.body.assigned.length + 1);
     // A worker's result ends its investigation; a claim does not.
     if (author.role === 'worker' && draft.type !== 'PENDING') this.active.delete(author.id);
     this.dirty = true;

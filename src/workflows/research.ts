@@ -20,7 +20,6 @@ import {
   ResearchInputSchema,
   type ResearchResult,
   composeAnswer,
-  initialStrategy,
   reviseStrategy,
 } from '../core/research';
 import { renderBoard } from '../core/research-render';
@@ -37,6 +36,7 @@ import {
 import { cycleOutcomeKey, researchRunKey } from '../common/search-attributes';
 import { ResearchRun } from './research-run';
 import { researchWorker } from './research-worker';
+import { writeFirstStrategy } from './research-strategy';
 
 const { checkEvidence } = proxyActivities<Activities>({ startToCloseTimeout: '1m', retry: { maximumAttempts: 5 } });
 const { mirrorEntries } = proxyActivities<Activities>({ startToCloseTimeout: '1m', retry: { maximumAttempts: 10 } });
@@ -54,7 +54,8 @@ export async function research(rawInput: ResearchInput, carry?: ResearchCarry): 
     { key: researchRunKey, value: input.runId },
     { key: cycleOutcomeKey, value: 'running' },
   ]);
-  if (!carry) run.appendAsSupervisor({ type: 'STRATEGY', body: initialStrategy(input, workerIdOf(input)) }, Date.now());
+  const planning = carry ? undefined : writeFirstStrategy(run, workerIdOf(input));
+  if (planning) await planning;
   for (;;) {
     run.dirty = false;
     run.turn += 1;

@@ -3,7 +3,8 @@ import { AnthropicProvider } from '../../src/activities/model/anthropic';
 import { createModelResolver } from '../../src/activities/model/registry';
 import { ModelError } from '../../src/common/failure-types';
 import type { ModelRequest } from '../../src/core/model';
-import { CYCLE_SYSTEM, REFLECT_SYSTEM } from '../../src/core/prompts';
+import { CYCLE_SYSTEM, REFLECT_SYSTEM, RESEARCH_STRATEGY_SYSTEM } from '../../src/core/prompts';
+import { PLAN_TOOL, planFromResponse, planPrompt, planRequest } from '../../src/core/research-plan';
 import { TOOL_DESCRIPTIONS, toolInputSchema } from '../../src/core/tools';
 import { failureOf, quietEnvironment, runCallModel } from './call-model';
 import { type HttpStub, startHttpStub } from './http-stub';
@@ -99,6 +100,29 @@ describe('AnthropicProvider through the callModel activity', () => {
       tool_choice: { type: 'any' },
     });
     expect(toolInputSchema('echo')).toMatchObject({ type: 'object', required: ['message'] });
+  });
+
+  it("forces the supervisor's plan_research tool, whose schema carries the board limits, and reads the plan back", async () => {
+    const plan = { goal: 'Sizes', entities: ['Acme', 'Globex'], fields: ['revenue'] };
+    stub.reply({
+      body: message([{ type: 'tool_use', id: 'toolu_02', name: PLAN_TOOL, input: plan, caller: { type: 'direct' } }]),
+    });
+    const given = { question: 'How large are Acme and Globex?' };
+    const response = await runCallModel(resolveModel, planRequest([{ role: 'user', content: planPrompt(given) }]));
+
+    expect(planFromResponse(response, given)).toEqual({ ok: true, plan });
+    const body = stub.received[0]?.body as Record<string, unknown>;
+    expect(body.system).toEqual([
+      { type: 'text', text: RESEARCH_STRATEGY_SYSTEM, cache_control: { type: 'ephemeral' } },
+    ]);
+    expect(body.tool_choice).toEqual({ type: 'tool', name: PLAN_TOOL });
+    expect(body.tools).toEqual([
+      { name: PLAN_TOOL, description: TOOL_DESCRIPTIONS.plan_research, input_schema: toolInputSchema('plan_research') },
+    ]);
+    expect(toolInputSchema('plan_research')).toMatchObject({
+      required: ['goal', 'entities', 'fields'],
+      properties: { entities: { maxItems: 64, items: { maxLength: 200 } }, goal: { maxLength: 2000 } },
+    });
   });
 
   it('returns end_turn text and records cache read and write tokens', async () => {

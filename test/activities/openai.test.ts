@@ -3,7 +3,8 @@ import { OpenAICompatibleProvider } from '../../src/activities/model/openai';
 import { createModelResolver } from '../../src/activities/model/registry';
 import type { ModelRequest } from '../../src/core/model';
 import { parseAction } from '../../src/core/parse-action';
-import { CYCLE_SYSTEM, RESPOND_SYSTEM } from '../../src/core/prompts';
+import { CYCLE_SYSTEM, RESEARCH_STRATEGY_SYSTEM, RESPOND_SYSTEM } from '../../src/core/prompts';
+import { PLAN_TOOL, planFromResponse, planPrompt, planRequest } from '../../src/core/research-plan';
 import { TOOL_DESCRIPTIONS, toolInputSchema } from '../../src/core/tools';
 import { failureOf, runCallModel } from './call-model';
 import { type HttpStub, startHttpStub } from './http-stub';
@@ -87,6 +88,21 @@ describe('OpenAICompatibleProvider through the callModel activity', () => {
     expect(system).toContain(`- done: ${TOOL_DESCRIPTIONS.done}`);
     expect(system).not.toContain('- shell:');
     expect(sent?.headers.authorization).toBeUndefined();
+  });
+
+  it("asks for the supervisor's plan in the JSON protocol and reads the plan from a fenced reply", async () => {
+    const plan = { goal: 'Sizes', entities: ['Acme'], fields: ['revenue', 'employees'] };
+    stub.reply({ body: completion(`Plan:\n\`\`\`json\n${JSON.stringify({ tool: PLAN_TOOL, args: plan })}\n\`\`\``) });
+    const given = { question: 'How large is Acme?' };
+
+    const response = await runCallModel(resolveModel, planRequest([{ role: 'user', content: planPrompt(given) }]));
+
+    expect(planFromResponse(response, given)).toEqual({ ok: true, plan });
+    const system = (stub.received[0]?.body as SentBody).messages[0]?.content ?? '';
+    expect(system.startsWith(RESEARCH_STRATEGY_SYSTEM)).toBe(true);
+    expect(system).toContain(`- plan_research: ${TOOL_DESCRIPTIONS.plan_research}`);
+    expect(system).toContain('args: {"goal": string, "entities": string[], "fields": string[]}');
+    expect(system).toContain('This reply MUST use the tool "plan_research".');
   });
 
   it('names the required tool when toolChoice names one', async () => {

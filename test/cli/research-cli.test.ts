@@ -39,6 +39,13 @@ describe('scratchpad research', () => {
     expect(demo.stderr).not.toMatch(/Error/);
     expect(demo.code).toBe(0);
     const lines = demo.stdout.split('\n');
+    // No lists given: the scripted supervisor planned them, and the plan is the first thing printed.
+    const strategy = lines.findIndex((line) => / STRATEGY \[supervisor:/.test(line));
+    expect(lines.slice(strategy + 1, strategy + 3)).toEqual([
+      '  entities: Acme, Globex',
+      '  fields: revenue, employees (4 facts)',
+    ]);
+    expect(lines.filter((line) => /^e\d+ /.test(line))[0]).toBe(lines[strategy]);
     const runId = /research (demo-\S+) started/.exec(demo.stdout)?.[1];
     expect(runId).toBeDefined();
     expect(lines.filter((line) => /^e\d+ VERIFIED /.test(line))).toHaveLength(4);
@@ -57,10 +64,52 @@ describe('scratchpad research', () => {
     expect(list.stdout).toMatch(new RegExp(`research/${runId}\\tCOMPLETED\\tcomplete`));
   });
 
+  it('start with only a question prints the STRATEGY its --model planned; workers use --worker-model', async () => {
+    const supervisor = path.join(home, 'supervisor.jsonl');
+    const workers = path.join(home, 'workers.jsonl');
+    const plan = { goal: 'Acme headcount', entities: ['Acme'], fields: ['employees'] };
+    await fs.writeFile(supervisor, `${JSON.stringify({ tool: 'plan_research', args: plan })}\n`);
+    // Three workers (the first and two re-delegations) find nothing: the run ends incomplete, never guessed.
+    const unverified = { tool: 'board_write', args: { status: 'UNVERIFIED', reason: 'no source found' } };
+    await fs.writeFile(workers, `${JSON.stringify(unverified)}\n`.repeat(3));
+    const run = await scratchpad([
+      'research',
+      'start',
+      'How many people work at Acme?',
+      '--model',
+      `scripted:${supervisor}`,
+      '--worker-model',
+      `scripted:${workers}`,
+    ]);
+    expect(run.code).toBe(1);
+    const lines = run.stdout.split('\n');
+    expect(lines[1]).toBe("planning: the supervisor's model turns the question into STRATEGY");
+    expect(lines[2]).toMatch(/^e1 STRATEGY \[supervisor:\S+\] goal: Acme headcount$/);
+    expect(lines.slice(3, 5)).toEqual(['  entities: Acme', '  fields: employees (1 fact)']);
+    expect(lines.filter((line) => / UNVERIFIED .*no source found/.test(line))).toHaveLength(3);
+    expect(run.stdout).toContain('Missing:\n- Acme / employees: UNVERIFIED');
+  });
+
+  it('a plan the supervisor cannot make ends the run incomplete with the reason', async () => {
+    const supervisor = path.join(home, 'hostile.jsonl');
+    const hostile = { tool: 'plan_research', args: { entities: 'everything', fields: [] } };
+    await fs.writeFile(supervisor, `${JSON.stringify(hostile)}\n`.repeat(2));
+    const run = await scratchpad(['research', 'start', 'Everything?', '--model', `scripted:${supervisor}`]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain(
+      "- STRATEGY: not written: the supervisor's plan was refused 2 times; last: entities must be a list of names, got a string",
+    );
+    expect(run.stdout).not.toMatch(/ STRATEGY \[/);
+  });
+
   it('refuses a bad --max-workers and an empty directive with usage errors', async () => {
     const bad = await scratchpad(['research', 'start', 'q', '--max-workers', 'many']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--max-workers');
+    const tooMany = Array.from({ length: 65 }, (_, i) => `E${i}`).join(',');
+    const lists = await scratchpad(['research', 'start', 'q', '--entities', tooMany, '--fields', 'x']);
+    expect(lists.code).toBe(2);
+    expect(lists.stderr).toContain('entities');
     const empty = await scratchpad(['research', 'directive', 'some-run', '  ']);
     expect(empty.code).toBe(2);
   });

@@ -2,6 +2,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
 import { createModelResolver } from '../../src/activities/model/registry';
+import type { ModelProvider } from '../../src/activities/model/provider';
 import { RoutedScriptedProvider } from '../../src/activities/model/routed';
 import type { ScriptEntry } from '../../src/activities/model/scripted';
 import type { ObservationStore } from '../../src/activities/observations/entry';
@@ -11,19 +12,22 @@ import { workerSinks } from '../../src/worker/worker';
 import { uniqueTaskQueue } from './temporal';
 import { sandboxOptions } from './worker';
 
-/** A worker whose research workers' model replays `routes`, fetching from the fixture web `web`. */
+/**
+ * A worker whose research workers' model replays `routes`, fetching from the fixture web `web`; `providers` serve
+ * other model specs (a supervisor's own model).
+ */
 export async function researchTestWorker(
   env: TestWorkflowEnvironment,
   bundle: WorkflowBundleWithSourceMap,
   web: FixtureWeb,
   routes: Record<string, ScriptEntry[]>,
-  options: { taskQueue?: string; observations?: ObservationStore } = {},
+  options: { taskQueue?: string; observations?: ObservationStore; providers?: Record<string, ModelProvider> } = {},
 ) {
   const model = new RoutedScriptedProvider(routes, 'research');
   const taskQueue = options.taskQueue ?? uniqueTaskQueue('test-research');
   const resolveModel = createModelResolver({
     defaultSpec: 'scripted:research',
-    providers: { 'scripted:research': model },
+    providers: { ...options.providers, 'scripted:research': model },
   });
   // Loopback is allowed explicitly: the fixture web lives there.
   const tools = { ...sandboxOptions(), ...web.allowance, searchUrl: web.searchUrl };

@@ -117,6 +117,24 @@ describe('saved histories replay against the current workflow code', () => {
     expect(events.at(-1)?.workflowExecutionCompletedEventAttributes).toBeTruthy();
   });
 
+  it('covers a research run whose supervisor planned STRATEGY: two planning calls (one corrected), then workers', () => {
+    const events = load('research-run-planned.json').events ?? [];
+    const commands = events.flatMap((event) => {
+      const activity = event.activityTaskScheduledEventAttributes?.activityType?.name;
+      if (activity) return [activity];
+      return event.startChildWorkflowExecutionInitiatedEventAttributes ? ['child'] : [];
+    });
+    expect(commands.slice(0, 3)).toEqual(['callModel', 'callModel', 'child']);
+    expect(commands.filter((command) => command === 'callModel')).toHaveLength(2);
+    expect(commands.filter((command) => command === 'child')).toHaveLength(6);
+    expect(events.at(-1)?.workflowExecutionCompletedEventAttributes).toBeTruthy();
+    // The saved run that gave its lists made no model call of its own.
+    const given = load('research-run.json').events ?? [];
+    expect(given.some((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel')).toBe(
+      false,
+    );
+  });
+
   it('an edited history raises DeterminismViolationError', async () => {
     const history = load('agent-cycle-completed.json');
     // The second activity the cycle schedules is the echo tool; claim the workflow asked for a model call instead.

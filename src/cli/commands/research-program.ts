@@ -16,13 +16,20 @@ export function registerResearchCommands(program: Command, run: Run): void {
     .description('research runs: a supervisor, workers and a board where only verified facts reach the answer');
   research
     .command('start')
-    .description('start a run; prints entries as they land, then the answer with its citations')
+    .description(
+      'start a run; prints the STRATEGY (planned from the question when --entities or --fields is left out), ' +
+        'entries as they land, then the answer with its citations',
+    )
     .argument('<question>', 'the question')
-    .option('--entities <list>', 'comma-separated entities (default: the question)')
-    .option('--fields <list>', 'comma-separated fields per entity (default: answer)')
+    .option('--entities <list>', "comma-separated entities (default: the supervisor's model plans them)")
+    .option('--fields <list>', "comma-separated fields per entity (default: the supervisor's model plans them)")
     .option('--max-workers <n>', 'workers running at once (default 4)', parsePositiveInt('--max-workers'))
-    .option('--model <spec>', 'model for an in-process worker when none is running')
-    .option('--worker-model <spec>', 'model the research workers use')
+    .option(
+      '--model <spec>',
+      "the supervisor's model, which plans the entities and fields left out (no model call when both are " +
+        "given; default SCRATCHPAD_MODEL); also the workers' model unless --worker-model",
+    )
+    .option('--worker-model <spec>', 'model the research workers use (default: --model)')
     .option('--run-id <id>', 'run id (default run-<time>)')
     .action(run(researchStartCommand));
   research
@@ -40,6 +47,6 @@ export function registerResearchCommands(program: Command, run: Run): void {
   research.command('list').description('list research runs and their outcome').action(run(researchListCommand));
   research
     .command('demo')
-    .description('offline demo: scripted workers against a fixture web on loopback')
+    .description('offline demo: a scripted supervisor plans the question, scripted workers research a fixture web')
     .action(run(researchDemoCommand));
 }

@@ -1,16 +1,17 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
+import { z } from 'zod';
 import type { Worker } from '@temporalio/worker';
 import { RoutedScriptedProvider } from '../../activities/model/routed';
 import type { BoardEntry } from '../../core/board';
-import type { ResearchInput, ResearchResult } from '../../core/research';
-import { entryLine } from '../../core/research-render';
+import { type ResearchInput, ResearchInputSchema, type ResearchResult } from '../../core/research';
+import { entryLine, strategyLines } from '../../core/research-render';
 import { researchWorkflowId } from '../../common/ids';
 import { boardQuery, directiveSignal } from '../../common/research-messages';
 import type { Config } from '../../config';
 import { ensureDevServer } from '../../dev-server/dev-server';
 import { createWorker } from '../../worker/worker';
 import { CliError, EXIT } from '../errors';
-import { DEMO_COMPANIES, demoRoutes, fixturePages, serveFixtureWeb } from '../research-fixture';
+import { DEMO_COMPANIES, DEMO_PLAN, demoRoutes, fixturePages, planRoute, serveFixtureWeb } from '../research-fixture';
 import * as runtime from '../runtime';
 
 export interface ResearchStartOptions {
@@ -36,24 +37,33 @@ function splitList(value: string | undefined): string[] | undefined {
 /** `research start`: starts a run and prints entries as they land, then the answer and its citations. */
 export async function researchStartCommand(question: string, options: ResearchStartOptions): Promise<number> {
   const config = runtime.config();
-  const client = await runtime.client(config);
-  const spec = runtime.modelSpec(config, options.workerModel ?? options.model);
   const input = researchInput(question, options, config);
+  const spec = runtime.modelSpec(config, options.model ?? options.workerModel);
+  if (options.workerModel) runtime.modelSpec(config, options.workerModel);
+  const client = await runtime.client(config);
   const workflowId = researchWorkflowId(input.runId);
   return runtime.withWorker(client, config, spec, workflowId, () => follow(client, config, input));
 }
 
+/** The run's input, checked here so a bad flag is a usage error rather than a workflow that cannot start. */
 function researchInput(question: string, options: ResearchStartOptions, config: Config): ResearchInput {
-  return {
+  const entities = splitList(options.entities);
+  const fields = splitList(options.fields);
+  const workerModel = options.workerModel ?? options.model;
+  const input: ResearchInput = {
     runId: options.runId ?? `run-${Date.now().toString(36)}`,
     question,
-    // Without lists the question itself is the one entity, and its answer the one field.
-    entities: splitList(options.entities) ?? [question.slice(0, 200)],
-    fields: splitList(options.fields) ?? ['answer'],
+    // A list left out is planned from the question by the supervisor's model.
+    ...(entities && { entities }),
+    ...(fields && { fields }),
     ...(options.maxWorkers && { maxWorkers: options.maxWorkers }),
-    ...((options.workerModel ?? options.model) && { workerModel: options.workerModel ?? options.model }),
+    ...(options.model && { model: options.model }),
+    ...(workerModel && { workerModel }),
     ...(config.SCRATCHPAD_BOARD && { mirror: config.SCRATCHPAD_BOARD }),
   };
+  const parsed = ResearchInputSchema.safeParse(input);
+  if (!parsed.success) throw new CliError(`invalid research run:\n${z.prettifyError(parsed.error)}`, EXIT.usage);
+  return input;
 }
 
 async function follow(client: Client, config: Config, input: ResearchInput): Promise<number> {
@@ -63,10 +73,11 @@ async function follow(client: Client, config: Config, input: ResearchInput): Pro
     args: [input],
   });
   out(`research ${input.runId} started (${handle.workflowId})`);
+  if (!input.entities || !input.fields) out(`planning: the supervisor's model turns the question into STRATEGY`);
   let printed = 0;
   const printNew = async () => {
     const board = await handle.query(boardQuery).catch(() => [] as BoardEntry[]);
-    for (const entry of board.slice(printed)) out(entryLine(entry));
+    for (const entry of board.slice(printed)) [entryLine(entry), ...strategyLines(entry)].forEach(out);
     printed = Math.max(printed, board.length);
   };
   const result = handle.result();
@@ -123,7 +134,7 @@ export async function researchListCommand(): Promise<number> {
   return EXIT.ok;
 }
 
-/** `research demo`: offline, with scripted workers against a fixture web served on loopback. */
+/** `research demo`: offline; a scripted supervisor plans, scripted workers research a fixture web on loopback. */
 export async function researchDemoCommand(): Promise<number> {
   const config = runtime.config();
   const log = (line: string) => process.stderr.write(`[research demo] ${line}\n`);
@@ -142,14 +153,16 @@ export async function researchDemoCommand(): Promise<number> {
       SCRATCHPAD_FETCH_ALLOW_PRIVATE: web.allowance.fetchAllowAddresses,
       SCRATCHPAD_FETCH_PORTS: web.allowance.fetchAllowPorts,
     };
-    const providers = { [spec]: new RoutedScriptedProvider(demoRoutes(web.base), 'research-demo') };
+    const question = 'Revenue and employees of Acme and Globex';
+    const routes = { ...demoRoutes(web.base), [planRoute(question)]: DEMO_PLAN };
+    const providers = { [spec]: new RoutedScriptedProvider(routes, 'research-demo') };
     worker = await createWorker({ config: demoConfig, modelSpec: spec, providers });
     log(`fixture web at ${web.base}; scripted workers; task queue ${demoConfig.SCRATCHPAD_TASK_QUEUE}`);
     const input: ResearchInput = {
       runId: `demo-${Date.now().toString(36)}`,
-      question: 'Revenue and employees of Acme and Globex',
-      entities: Object.keys(DEMO_COMPANIES),
-      fields: ['revenue', 'employees'],
+      question,
+      // No lists: the scripted supervisor plans entities and fields from the question.
+      model: spec,
       workerModel: spec,
     };
     const code = await worker.runUntil(follow(client, demoConfig, input));
