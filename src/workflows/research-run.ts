@@ -44,6 +44,7 @@ export class ResearchRun {
   readonly supervisor: Author;
   /** Entries accepted since the mirror last caught up. */
   mirrored = 0;
+  private readonly early: { author: Author; draft: Draft }[] = [];
 
   constructor(
     readonly input: ParsedResearchInput,
@@ -88,6 +89,23 @@ export class ResearchRun {
     return { author: author.data, draft: draft.data as Draft };
   }
 
+  /**
+   * A user directive. One that arrives before the first STRATEGY (while the supervisor plans) waits and lands right
+   * after it; a signal has no caller to answer, so an empty or late one is dropped and the run goes on.
+   */
+  directive(author: Author, draft: Draft, now: number): void {
+    if (!this.strategy && this.outcome === 'running') {
+      this.early.push({ author, draft });
+      return;
+    }
+    try {
+      this.check(author, draft);
+      this.append(author, draft, now);
+    } catch {
+      // Refused by the board's rules (empty text, a closed run): nothing to append.
+    }
+  }
+
   check(author: Author, draft: Draft): void {
     const verdict = checkWrite(this.entries, author, draft);
     if (!verdict.ok) throw new RefusedWrite(verdict.reason);
@@ -108,6 +126,8 @@ export class ResearchRun {
     this.entries.push(entry);
     // Worker numbers named by STRATEGY's assignments are taken; later workers (re-delegations) count on from there.
     if (draft.type === 'STRATEGY') this.nextWorker = Math.max(this.nextWorker, draft.body.assigned.length + 1);
+    if (draft.type === 'STRATEGY')
+      for (const held of this.early.splice(0)) this.directive(held.author, held.draft, now);
     // A worker's result ends its investigation; a claim does not.
     if (author.role === 'worker' && draft.type !== 'PENDING') this.active.delete(author.id);
     this.dirty = true;

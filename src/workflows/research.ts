@@ -98,12 +98,7 @@ function installHandlers(run: ResearchRun): void {
   setHandler(directiveSignal, ({ text, by }) => {
     const author = { role: 'user' as const, id: (by ?? 'user').slice(0, 200) || 'user' };
     const draft = { type: 'USER_DIRECTIVE', body: { text: String(text).trim().slice(0, 2000) } } as Draft;
-    try {
-      run.check(author, draft);
-      run.append(author, draft, Date.now());
-    } catch {
-      // A signal has no caller to answer: an empty or late directive is dropped, the run goes on.
-    }
+    run.directive(author, draft, Date.now());
   });
   setHandler(
     writeUpdate,

@@ -1,3 +1,4 @@
+import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { RoutedScriptedProvider } from '../../src/activities/model/routed';
@@ -15,7 +16,7 @@ import type { BoardEntry, EntryOf } from '../../src/core/board';
 import type { ResearchInput, ResearchResult } from '../../src/core/research';
 import { MAX_PLANNED_FACTS } from '../../src/core/research-plan';
 import { researchWorkflowId } from '../../src/common/ids';
-import { statusQuery } from '../../src/common/research-messages';
+import { directiveSignal, statusQuery } from '../../src/common/research-messages';
 import { useWorkflowEnvironment } from '../helpers/worker';
 import { researchTestWorker } from '../helpers/research';
 
@@ -48,6 +49,7 @@ async function planAndRun(
   input: Omit<ResearchInput, 'runId'>,
   plan: ScriptEntry[],
   routes: Record<string, ScriptEntry[]> = {},
+  during?: (handle: WorkflowHandle) => Promise<void>,
 ) {
   const supervisor = new RoutedScriptedProvider({ [planRoute(input.question)]: plan }, 'supervisor');
   const { worker, taskQueue, model } = await researchTestWorker(env, bundle, web, routes, {
@@ -60,6 +62,7 @@ async function planAndRun(
       workflowId: researchWorkflowId(runId),
       args: [{ runId, model: SUPERVISOR, ...input }],
     });
+    await during?.(handle);
     const result: ResearchResult = await handle.result();
     const history = await handle.fetchHistory();
     const children = (history.events ?? []).flatMap(
@@ -155,6 +158,27 @@ describe('the supervisor writes STRATEGY from the question', () => {
     expect(retry.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
     expect(retry[1]?.content).toBe('I think revenue matters most.');
     expect(retry[2]?.content).toMatch(/^That plan was refused: no plan_research call in the reply/);
+  });
+
+  it('keeps a directive sent while the supervisor plans: it lands after STRATEGY and is read into it', async () => {
+    const b = web.base;
+    const plan: ScriptEntry[] = [
+      // Slow enough that the directive surely arrives before the plan does.
+      { tool: 'plan_research', args: { entities: ['Acme'], fields: ['revenue'] }, delayMs: 1500 },
+    ];
+    const routes = { [factRoute('Acme', 'revenue')]: verifyScript(b, 'Acme', '/acme', '1,234,567') };
+    const { result } = await planAndRun({ question: 'What does Acme earn?' }, plan, routes, async (handle) => {
+      await handle.signal(directiveSignal, { text: 'Prefer the annual report', by: 'ada' });
+    });
+
+    expect(result.outcome).toBe('complete');
+    const types = result.board.map((entry) => entry.type);
+    expect(types.slice(0, 3)).toEqual(['STRATEGY', 'USER_DIRECTIVE', 'STRATEGY']);
+    expect(result.board[1]).toMatchObject({
+      author: { role: 'user', id: 'ada' },
+      body: { text: 'Prefer the annual report' },
+    });
+    expect(strategyOf(result.board)[1]?.body.directives).toEqual(['Prefer the annual report']);
   });
 
   it('ends incomplete with the reason and starts no worker when the plan is hostile twice', async () => {
