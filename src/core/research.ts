@@ -1,5 +1,13 @@
 import { z } from 'zod';
 import { BOARD_LIMITS, type BoardEntry, type EntryBody, type FactView, facts } from './board';
+import type { Usage } from './model';
+
+/** Model usage of a run's workers, in total, by model, and its price (null when a model has no known price). */
+export interface ResearchUsage {
+  usage: Usage;
+  usageByModel: Record<string, Usage>;
+  costUsd: number | null;
+}
 
 /** Tools a research worker is offered; `board_write` ends its investigation. */
 export const WORKER_TOOLS = ['web_search', 'web_fetch', 'scratchpad_read', 'board_write'] as const;
@@ -42,6 +50,8 @@ export interface ResearchCarry {
   spawned: string[];
   /** Continue-as-new count so far. */
   generation: number;
+  /** Workers' usage counted so far. */
+  usageByModel?: Record<string, Usage>;
 }
 
 export type ResearchOutcome = 'running' | 'complete' | 'incomplete';
@@ -57,6 +67,8 @@ export interface ResearchResult {
   continuedAsNew: number;
   /** The final board, so a closed run can be read without a worker to answer queries. */
   board: BoardEntry[];
+  /** Model usage across the run's workers (their investigations and sub-agents). */
+  usage?: ResearchUsage;
 }
 
 export interface ResearchStatus {
@@ -67,6 +79,8 @@ export interface ResearchStatus {
   workersStarted: number;
   entries: number;
   missing: string[];
+  /** Model usage across workers whose investigation has ended. */
+  usage: ResearchUsage;
 }
 
 /** What the supervisor hands one worker. */
@@ -89,6 +103,9 @@ export interface WorkerResult {
   workerId: string;
   wrote: string;
   turns: number;
+  /** The investigation's model usage, its sub-agents' included (absent from workers that predate investigations). */
+  usage?: Usage;
+  usageByModel?: Record<string, Usage>;
 }
 
 /** The first STRATEGY: one fact per entity × field, each assigned to a worker id from `workerId(n)`. */
