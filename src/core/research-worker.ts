@@ -2,7 +2,9 @@ import { SPAWN_SUBAGENT, TOOL_ARGS } from './tools';
 import type { Draft } from './board';
 import type { CycleInput } from './cycle';
 import { WORKER_TOOLS, type WorkerInput } from './research';
+import { MAX_SECTION_CHARS } from './scratchpad';
 import { freshCycleInput } from './subagent';
+import { codePointLength, headCodePoints } from './text';
 
 /** Work tools of a worker's investigation: the research tools, and a sub-agent within the depth limit. */
 export const INVESTIGATION_TOOLS: readonly string[] = [...WORKER_TOOLS, SPAWN_SUBAGENT];
@@ -35,7 +37,7 @@ export function investigationInput(input: WorkerInput, cycleId: string): CycleIn
     agentId: input.supervisorId,
     cycleId,
     task,
-    context: `${workerBrief(input)}\n${finish}`,
+    context: fitBrief(workerBrief(input), finish),
     depth: INVESTIGATION_DEPTH,
     maxIterations: input.maxTurns,
     ...(input.model !== undefined ? { model: input.model } : {}),
@@ -48,6 +50,16 @@ export function investigationInput(input: WorkerInput, cycleId: string): CycleIn
       mayWrite: true,
     },
   });
+}
+
+/**
+ * The brief within WORKSPACE's cap, the closing instruction kept whole: a long goal or tombstone list is cut, and
+ * the URLs cut off stay refused, since `web_fetch` asks the board itself.
+ */
+function fitBrief(brief: string, finish: string): string {
+  const room = MAX_SECTION_CHARS - codePointLength(finish) - 2;
+  const fitted = codePointLength(brief) > room ? `${headCodePoints(brief, room - 1)}…` : brief;
+  return `${fitted}\n${finish}`;
 }
 
 /** Whose fact a `board_write` is for. */

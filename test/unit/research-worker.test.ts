@@ -1,4 +1,5 @@
 import { CycleInputSchema } from '../../src/core/cycle';
+import { MAX_SECTION_CHARS } from '../../src/core/scratchpad';
 import type { WorkerInput } from '../../src/core/research';
 import { INVESTIGATION_TOOLS, investigationInput } from '../../src/core/research-worker';
 import { MAX_SUBAGENT_DEPTH, subagentInput } from '../../src/core/subagent';
@@ -47,6 +48,15 @@ describe("a research worker's investigation", () => {
     const sub = CycleInputSchema.parse(subagentInput(input, subagentCycleId(cycleId, 1), 'Find it', 'ctx'));
     expect(sub.research).toMatchObject({ workerId: worker.workerId, mayWrite: false });
     expect(sub.subagentDepth).toBe(MAX_SUBAGENT_DEPTH);
+  });
+
+  it('fits a long goal and tombstone list into WORKSPACE, keeping the fact line and the closing instruction', () => {
+    const tombstoned = Array.from({ length: 64 }, (_, index) => `http://example.test/${'x'.repeat(2000)}/${index}`);
+    const long = { ...worker, goal: 'g'.repeat(2000), tombstoned };
+    const input = CycleInputSchema.parse(investigationInput(long, researchInvestigationId(worker.workerId)));
+    expect(input.before.workspace.length).toBeLessThanOrEqual(MAX_SECTION_CHARS);
+    expect(input.before.workspace.split('\n')[0]).toBe('Fact: Acme / revenue (attempt 2)');
+    expect(input.before.workspace).toMatch(/…\nFinish with board_write: /);
   });
 
   it("accepts as evidence only observations of this worker's investigation", () => {
