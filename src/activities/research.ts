@@ -34,20 +34,20 @@ function sameUrl(a: string, b: string): boolean {
   }
 }
 
+/** Why a tombstoned URL is refused: the model reads it as the fetch's error. */
+export const TOMBSTONED = 'is tombstoned in this run: never fetched again';
+
 /**
- * Why `web_fetch` may not fetch `url` for an investigation on `boardId`'s board, or undefined. A URL under a
- * FAILED_URL counts already: the supervisor tombstones it at its next evaluation, and the fetch must not wait for
+ * The URLs `web_fetch` must refuse for an investigation on `boardId`'s board (normalised `href` → why). A URL under
+ * a FAILED_URL counts already: the supervisor tombstones it at its next evaluation, and the fetch must not wait for
  * that. Asked of the board itself (a query) right before the fetch, not of a copy signalled to the worker: every
- * write acknowledged before this moment is seen, so a URL is never fetched after its failure was recorded.
+ * write acknowledged before this moment is seen, so a URL is never fetched after its failure was recorded. The
+ * tool applies the list to the URL after `{{stepN…}}` references resolve and to every redirect.
  */
-export async function tombstoneRefusal(
-  client: Client | undefined,
-  boardId: string,
-  url: unknown,
-): Promise<string | undefined> {
-  if (typeof url !== 'string') return undefined;
-  if (!client)
+export async function tombstonedUrls(client: Client | undefined, boardId: string): Promise<Map<string, string>> {
+  if (!client) {
     throw ApplicationFailure.nonRetryable('web_fetch for a board needs a Temporal client', 'Research.NoClient');
+  }
   let entries: BoardEntry[];
   try {
     entries = await client.workflow.getHandle(boardId).query(boardQuery);
@@ -55,11 +55,11 @@ export async function tombstoneRefusal(
     // Fetching blind could repeat a dead URL: retry until the board answers, or let the cycle fail.
     throw ApplicationFailure.retryable(`cannot read the board of ${boardId}: ${errorMessage(error)}`, 'Research.Board');
   }
-  const target = normaliseUrl(url);
-  const dead = entries.some(
-    (entry) => (entry.type === 'TOMBSTONE' || entry.type === 'FAILED_URL') && normaliseUrl(entry.body.url) === target,
-  );
-  return dead ? `${url} is tombstoned in this run: never fetched again` : undefined;
+  const denied = new Map<string, string>();
+  for (const entry of entries) {
+    if (entry.type === 'TOMBSTONE' || entry.type === 'FAILED_URL') denied.set(normaliseUrl(entry.body.url), TOMBSTONED);
+  }
+  return denied;
 }
 
 /** Activities of the research board: writes from workers (who cannot call updates themselves) and evidence checks. */

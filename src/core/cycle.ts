@@ -9,10 +9,10 @@ export const DEFAULT_MAX_ITERATIONS = 10;
 
 /** Whose fact a research cycle investigates; sub-agents inherit it read-only (`mayWrite: false`). */
 export const ResearchContextSchema = z.object({
-  supervisorId: z.string().min(1),
-  workerId: z.string().min(1),
-  entity: z.string().min(1),
-  field: z.string().min(1),
+  supervisorId: z.string().min(1).max(300),
+  workerId: z.string().min(1).max(300),
+  entity: z.string().min(1).max(200),
+  field: z.string().min(1).max(200),
   mayWrite: z.boolean().default(true),
 });
 export type ResearchContext = z.output<typeof ResearchContextSchema>;

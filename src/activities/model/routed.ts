@@ -5,7 +5,8 @@ import { ScriptedProvider, type ScriptEntry } from './scripted';
 
 /**
  * Scripted replies for models that run concurrently (research workers): each conversation is routed by the first
- * line of its first message that names a route (the brief's fact line) to a script of its own, so interleaving never changes who gets which reply.
+ * line of its first message that names a route (the brief's fact line) to a script of its own, so interleaving
+ * never changes who gets which reply.
  */
 export class RoutedScriptedProvider implements ModelProvider {
   readonly spec: string;
