@@ -128,6 +128,42 @@ describe("research workers run on spawn_subagent's machinery", () => {
     expect(sub.boardEntry).toBeUndefined();
   });
 
+  it('records UNVERIFIED with the reason when the investigation runs out of turns or fails, usage still counted', async () => {
+    const routes = {
+      [factRoute('Initech', 'revenue')]: [{ tool: 'web_search', args: { query: 'Initech' }, usage: usage(11, 1) }],
+      [factRoute('Initech', 'employees')]: [
+        { error: { type: 'Fixture.Broken', message: 'model down', nonRetryable: true } },
+      ],
+    } as Record<string, ScriptEntry[]>;
+    const { worker, taskQueue } = await researchTestWorker(env, bundle, web, routes);
+    const runId = runIdFor('unwritten');
+    const result: ResearchResult = await worker.runUntil(
+      env.client.workflow.execute('research', {
+        taskQueue,
+        workflowId: researchWorkflowId(runId),
+        args: [
+          {
+            runId,
+            question: 'Initech figures',
+            entities: ['Initech'],
+            fields: ['revenue', 'employees'],
+            maxWorkerTurns: 1,
+            maxAttemptsPerFact: 1,
+          },
+        ],
+      }),
+    );
+    expect(result.outcome).toBe('incomplete');
+    const reasons = Object.fromEntries(
+      result.board.flatMap((entry) => (entry.type === 'UNVERIFIED' ? [[entry.body.field, entry.body.reason]] : [])),
+    );
+    expect(reasons).toEqual({
+      revenue: 'no verified value within 1 turns',
+      employees: expect.stringMatching(/^the investigation failed: .*model down/),
+    });
+    expect(result.usage?.usage).toEqual(usage(11, 1));
+  });
+
   it('never offers board_write to a cycle without a research fact, and refuses the call with a clear observation', async () => {
     const { worker, taskQueue, model } = await researchTestWorker(env, bundle, web, routes(web.base));
     const agentId = `plain-${runIdFor('plain')}`;
