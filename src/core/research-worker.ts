@@ -31,8 +31,9 @@ export function workerBrief(input: WorkerInput): string {
 export function investigationInput(input: WorkerInput, cycleId: string): CycleInput & { cycleId: string } {
   const task = `Research ${input.entity} / ${input.field}`;
   const finish =
-    'Finish with board_write: VERIFIED with the value as written on a page you fetched (cite its web_fetch step), ' +
-    'UNVERIFIED with the reason, or FAILED_URL for a dead source.';
+    'Finish with board_write: VERIFIED with the value as written on a page you fetched, citing that web_fetch by ' +
+    'step or scratchpad_id (the board checks the value is on that page); UNVERIFIED with the reason; or FAILED_URL ' +
+    'for a dead or blocked URL.';
   return freshCycleInput({
     agentId: input.supervisorId,
     cycleId,
