@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { type Client, WorkflowUpdateFailedError } from '@temporalio/client';
 import { type BoardEntry, type Evidence, valueOccursIn } from '../core/board';
-import { normaliseUrl } from '../core/research-worker';
+import { urlKey } from '../core/url-key';
 import { errorMessage } from '../common/error-message';
 import { isWorkerObservation, researchInvestigationId } from '../common/ids';
 import { type WriteRequest, type WriteResult, boardQuery, writeUpdate } from '../common/research-messages';
@@ -38,7 +38,7 @@ function sameUrl(a: string, b: string): boolean {
 export const TOMBSTONED = 'is tombstoned in this run: never fetched again';
 
 /**
- * The URLs `web_fetch` must refuse for an investigation on `boardId`'s board (normalised `href` → why). A URL under
+ * The URLs `web_fetch` must refuse for an investigation on `boardId`'s board (`urlKey` → why). A URL under
  * a FAILED_URL counts already: the supervisor tombstones it at its next evaluation, and the fetch must not wait for
  * that. Asked of the board itself (a query) right before the fetch, not of a copy signalled to the worker: every
  * write acknowledged before this moment is seen, so a URL is never fetched after its failure was recorded. The
@@ -57,7 +57,7 @@ export async function tombstonedUrls(client: Client | undefined, boardId: string
   }
   const denied = new Map<string, string>();
   for (const entry of entries) {
-    if (entry.type === 'TOMBSTONE' || entry.type === 'FAILED_URL') denied.set(normaliseUrl(entry.body.url), TOMBSTONED);
+    if (entry.type === 'TOMBSTONE' || entry.type === 'FAILED_URL') denied.set(urlKey(entry.body.url), TOMBSTONED);
   }
   return denied;
 }

@@ -1,4 +1,5 @@
 import { CycleInputSchema } from '../../src/core/cycle';
+import { urlKey } from '../../src/core/url-key';
 import { MAX_SECTION_CHARS } from '../../src/core/scratchpad';
 import type { WorkerInput } from '../../src/core/research';
 import { INVESTIGATION_TOOLS, investigationInput } from '../../src/core/research-worker';
@@ -77,5 +78,22 @@ describe("a research worker's investigation", () => {
     ]) {
       expect(isWorkerObservation(other, w1)).toBe(false);
     }
+  });
+
+  it('keys URLs so a denied page cannot come back spelled differently', () => {
+    const key = urlKey('http://example.test/dead');
+    for (const spelling of [
+      'HTTP://EXAMPLE.test:80/dead',
+      'http://example.test/a/../dead',
+      'http://example.test/dead?',
+      'http://example.test/dead#section',
+      'http://example.test/%64%65ad',
+    ]) {
+      expect(urlKey(spelling)).toBe(key);
+    }
+    for (const other of ['http://example.test/dead?page=2', 'http://example.test/dead/', 'https://example.test/dead']) {
+      expect(urlKey(other)).not.toBe(key);
+    }
+    expect(urlKey('not a url')).toBe('not a url');
   });
 });

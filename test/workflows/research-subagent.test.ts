@@ -164,6 +164,41 @@ describe("research workers run on spawn_subagent's machinery", () => {
     expect(result.usage?.usage).toEqual(usage(11, 1));
   });
 
+  it("keeps a worker's sub-agent from fetching a tombstoned URL: it reads the same board", async () => {
+    const dead = `${web.base}/dead`;
+    const page = `${web.base}/initech`;
+    const routes: Record<string, ScriptEntry[]> = {
+      [factRoute('Initech', 'revenue')]: [
+        { tool: 'web_fetch', args: { url: dead } },
+        { tool: 'board_write', args: { status: 'FAILED_URL', url: dead, reason: 'HTTP 410' } },
+      ],
+      [factRoute('Initech', 'revenue', 2)]: [
+        { tool: 'spawn_subagent', args: { task: 'Check the old source', context: 'Sub: dead source' } },
+        { tool: 'web_fetch', args: { url: page } },
+        { tool: 'board_write', args: { status: 'VERIFIED', value: '42,000', source_url: page, step: 2 } },
+      ],
+      'Sub: dead source': [
+        { tool: 'web_fetch', args: { url: `${dead}?` } },
+        { tool: 'done', args: { summary: 'the old source is gone' } },
+      ],
+    };
+    const { worker, taskQueue, model } = await researchTestWorker(env, bundle, web, routes);
+    const runId = runIdFor('tombstone');
+    const before = web.requests.filter((path) => path === '/dead').length;
+    const result: ResearchResult = await worker.runUntil(
+      env.client.workflow.execute('research', {
+        taskQueue,
+        workflowId: researchWorkflowId(runId),
+        args: [{ runId, question: 'Initech revenue', entities: ['Initech'], fields: ['revenue'] }],
+      }),
+    );
+    expect(result.outcome).toBe('complete');
+    expect(web.requests.filter((path) => path === '/dead').length - before).toBe(1);
+    const sub = model.requestsFor('Sub: dead source');
+    expect(sub).toHaveLength(2);
+    expect(sub[1]?.messages[0]?.content).toContain(`${dead}? is tombstoned in this run`);
+  });
+
   it('never offers board_write to a cycle without a research fact, and refuses the call with a clear observation', async () => {
     const { worker, taskQueue, model } = await researchTestWorker(env, bundle, web, routes(web.base));
     const agentId = `plain-${runIdFor('plain')}`;

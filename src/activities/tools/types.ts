@@ -16,7 +16,7 @@ export interface ToolOptions {
   /** Ports `web_fetch` may reach; default 80 and 443. */
   fetchAllowPorts?: readonly number[];
   fetchMaxBytes: number;
-  /** URLs `web_fetch` refuses, also as a redirect target (normalised `href` → why); set per call, never configured. */
+  /** URLs `web_fetch` refuses, also as a redirect target (`urlKey` → why); set per call, never configured. */
   fetchDeniedUrls?: ReadonlyMap<string, string>;
   /** Largest content `fs_write` accepts, in bytes; default FS_WRITE_MAX_BYTES. */
   fsWriteMaxBytes?: number;
