@@ -25,7 +25,7 @@ import {
   planRoute,
   serveFixtureWeb,
 } from '../src/cli/research-fixture';
-import { researchWorkflowId, researchWorkerId, subagentCycleId } from '../src/common/ids';
+import { researchInvestigationId, researchWorkflowId, researchWorkerId, subagentCycleId } from '../src/common/ids';
 import type { AgentSettings } from '../src/core/agent';
 import type { CycleInput } from '../src/core/cycle';
 import { defaultScratchpad, enqueueTasks } from '../src/core/scratchpad';
@@ -260,10 +260,11 @@ async function researchRecording(): Promise<Recording> {
         ],
       });
       await handle.result();
+      // research-run.json and research-worker-*.json before these are the pre-patch worker loop: kept, never rewritten.
       return {
-        'research-run': { workflowId },
-        'research-worker-failed-url': { workflowId: researchWorkerId(runId, 3) },
-        'research-worker-redelegated': { workflowId: researchWorkerId(runId, 6) },
+        'research-run-subagent': { workflowId },
+        'research-worker-subagent': { workflowId: researchWorkerId(runId, 3) },
+        'research-worker-subagent-cycle': { workflowId: researchInvestigationId(researchWorkerId(runId, 6)) },
       };
     },
   };

@@ -9,7 +9,7 @@ import { runObservedTool } from './observation-tool';
 import type { ToolOptions } from './tools/types';
 import { type VerificationRequest, runVerification } from './verification';
 import { mirrorEntries } from './board-mirror';
-import { createResearchActivities } from './research';
+import { createResearchActivities, tombstonedUrls } from './research';
 import { createWakeAgent } from './wake-agent';
 import { ModelError } from '../common/failure-types';
 import { heartbeating } from './heartbeat';
@@ -54,7 +54,13 @@ export function createActivities(dependencies: ActivityDependencies) {
      * are offloaded here, so they never enter workflow history (seed 002).
      */
     async runTool(call: ToolCallInput): Promise<Observation> {
-      return heartbeating((signal) => runObservedTool(call, { ...dependencies.tools, signal }, observations));
+      const denied =
+        call.name === 'web_fetch' && call.boardId !== undefined
+          ? { fetchDeniedUrls: await tombstonedUrls(dependencies.client, call.boardId) }
+          : {};
+      return heartbeating((signal) =>
+        runObservedTool(call, { ...dependencies.tools, ...denied, signal }, observations),
+      );
     },
 
     /** Deletes expired observation entries; each cycle calls it first (seed 002's gc at the start of a turn). */

@@ -63,7 +63,7 @@ export async function serveFixtureWeb(pages: Record<string, string>): Promise<Fi
   };
 }
 
-/** Route key of a worker conversation (the first line of its brief). */
+/** Route key of a worker conversation: the first line of its brief, in its investigation's workspace. */
 export function factRoute(entity: string, field: string, attempt = 1): string {
   return `Fact: ${entity} / ${field} (attempt ${attempt})`;
 }

@@ -71,6 +71,20 @@ export function researchWorkerId(runId: string, n: number): string {
   return `research/${runId}/worker/${n}`;
 }
 
+/** `research/<runId>/worker/<n>/cycle`: the worker's investigation, a child cycle; its sub-agents nest under it. */
+export function researchInvestigationId(workerId: string): string {
+  return `${workerId}/cycle`;
+}
+
+/**
+ * True when an observation stored under `turnId` comes from this worker's investigation: the worker itself (before
+ * investigations were cycles), its cycle, or that cycle's own sub-agents, nobody else's.
+ */
+export function isWorkerObservation(turnId: string, workerId: string): boolean {
+  const cycleId = researchInvestigationId(workerId);
+  return turnId === workerId || turnId === cycleId || turnId.startsWith(`${cycleId}/sub/`);
+}
+
 /** The run id of `research/<runId>`; undefined for any other id. */
 export function parseResearchWorkflowId(workflowId: string): string | undefined {
   return RESEARCH_ID.exec(workflowId)?.[1];

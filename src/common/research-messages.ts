@@ -1,5 +1,6 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { Author, BoardEntry } from '../core/board';
+import type { Usage } from '../core/model';
 import type { ResearchStatus } from '../core/research';
 
 /** A write submitted to the supervisor's `write` update: who writes, and a draft the board validates. */
@@ -7,6 +8,8 @@ export interface WriteRequest {
   author: Author;
   /** `{ type, body }`, parsed by the board's schemas: untrusted until then. */
   draft: unknown;
+  /** A worker's model usage by model, counted toward the run when this write ends its investigation. */
+  usageByModel?: Record<string, Usage>;
 }
 
 /** The entry the board appended: the draft, or UNVERIFIED with the reason when a VERIFIED claim failed its check. */

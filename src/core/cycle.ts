@@ -7,6 +7,16 @@ import { CYCLE_TOOLS } from './tools';
 
 export const DEFAULT_MAX_ITERATIONS = 10;
 
+/** Whose fact a research cycle investigates; sub-agents inherit it read-only (`mayWrite: false`). */
+export const ResearchContextSchema = z.object({
+  supervisorId: z.string().min(1).max(300),
+  workerId: z.string().min(1).max(300),
+  entity: z.string().min(1).max(200),
+  field: z.string().min(1).max(200),
+  mayWrite: z.boolean().default(true),
+});
+export type ResearchContext = z.output<typeof ResearchContextSchema>;
+
 export const CycleOutcomeSchema = z.enum(['completed', 'max_iterations', 'failed']);
 export type CycleOutcome = z.infer<typeof CycleOutcomeSchema>;
 
@@ -48,6 +58,8 @@ export const CycleInputSchema = z.object({
   system: z.enum(['cycle', 'staged']).default('cycle'),
   /** How deep this cycle is among sub-agents: 0 for an agent's own cycle, its parent's plus one for a sub-agent. */
   subagentDepth: z.number().int().min(0).max(MAX_SUBAGENT_DEPTH).default(0),
+  /** A research worker's investigation: the board it reads tombstones from and, when `mayWrite`, writes its fact to. */
+  research: ResearchContextSchema.optional(),
 });
 export type CycleInput = z.input<typeof CycleInputSchema>;
 export type ParsedCycleInput = z.output<typeof CycleInputSchema>;
@@ -87,5 +99,7 @@ export const CycleResultSchema = z.object({
   refusedPaths: z.array(z.string()).optional(),
   /** The model's run-local notes: the last `scratchpad` field of its tool arguments (seed 004). */
   scratchpad: z.string().optional(),
+  /** The board entry an accepted `board_write` appended (`VERIFIED e7`): it ended the investigation. */
+  boardEntry: z.string().optional(),
 });
 export type CycleResult = z.input<typeof CycleResultSchema>;

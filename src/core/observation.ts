@@ -16,6 +16,8 @@ export const ToolCallInputSchema = z.object({
   args: z.record(z.string(), z.unknown()),
   /** The cycle's agent: entries it stored with no expiry (archives) stay readable by its later cycles. */
   agentId: z.string().optional(),
+  /** A research investigation's board (the supervisor's id): `web_fetch` refuses the URLs it has tombstoned. */
+  boardId: z.string().optional(),
 });
 export type ToolCallInput = z.infer<typeof ToolCallInputSchema>;
 

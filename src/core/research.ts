@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { BOARD_LIMITS, type BoardEntry, type EntryBody, type FactView, facts } from './board';
 import type { ResearchPlan } from './research-plan';
+import type { Usage } from './model';
+
+/** Model usage of a run (the supervisor's planning, every worker's), in total, by model, and its price (null: unknown). */
+export interface ResearchUsage {
+  usage: Usage;
+  usageByModel: Record<string, Usage>;
+  costUsd: number | null;
+}
 
 /** Tools a research worker is offered; `board_write` ends its investigation. */
 export const WORKER_TOOLS = ['web_search', 'web_fetch', 'scratchpad_read', 'board_write'] as const;
@@ -46,6 +54,8 @@ export interface ResearchCarry {
   spawned: string[];
   /** Continue-as-new count so far. */
   generation: number;
+  /** Usage counted so far: the supervisor's planning and finished workers'. */
+  usageByModel?: Record<string, Usage>;
 }
 
 export type ResearchOutcome = 'running' | 'complete' | 'incomplete';
@@ -61,6 +71,8 @@ export interface ResearchResult {
   continuedAsNew: number;
   /** The final board, so a closed run can be read without a worker to answer queries. */
   board: BoardEntry[];
+  /** Model usage of the run: the supervisor's planning, and its workers' investigations and sub-agents. */
+  usage?: ResearchUsage;
 }
 
 export interface ResearchStatus {
@@ -71,6 +83,8 @@ export interface ResearchStatus {
   workersStarted: number;
   entries: number;
   missing: string[];
+  /** Model usage so far: the supervisor's planning, and workers whose investigation has ended. */
+  usage: ResearchUsage;
 }
 
 /** What the supervisor hands one worker. */
@@ -93,6 +107,9 @@ export interface WorkerResult {
   workerId: string;
   wrote: string;
   turns: number;
+  /** The investigation's model usage, its sub-agents' included (absent from workers that predate investigations). */
+  usage?: Usage;
+  usageByModel?: Record<string, Usage>;
 }
 
 /** The first STRATEGY when the user gave both lists: the question is the goal. */

@@ -1,4 +1,4 @@
-import type { CycleInput, CycleResult, ParsedCycleInput } from './cycle';
+import type { CycleInput, CycleResult, ParsedCycleInput, ResearchContext } from './cycle';
 import { type Usage, addUsage, mergeUsageByModel } from './model';
 import type { Observation } from './observation';
 import { type Scratchpad, defaultScratchpad } from './scratchpad';
@@ -47,26 +47,63 @@ export function subagentScratchpad(task: string, context: string): Scratchpad {
   return { ...fresh, current_task: task, workspace: context.trim() === '' ? fresh.workspace : context };
 }
 
-/** The child cycle's input: the parent's model and limits, a fresh scratchpad, one level deeper. */
+/** What a fresh child cycle is given: its id, task and context, where it runs, and the limits it inherits. */
+export interface FreshCycleSpec {
+  agentId: string;
+  cycleId: string;
+  task: string;
+  context: string;
+  /** Its depth among sub-agents: one below whoever started it. */
+  depth: number;
+  maxIterations: number;
+  model?: string;
+  tools: string[];
+  maxAttempts?: number;
+  budgetChars?: number;
+  research?: ResearchContext;
+}
+
+/** A cycle with a fresh scratchpad and nothing else of whoever started it: sub-agents and research workers alike. */
+export function freshCycleInput(spec: FreshCycleSpec): CycleInput & { cycleId: string } {
+  return {
+    agentId: spec.agentId,
+    cycleId: spec.cycleId,
+    before: subagentScratchpad(spec.task, spec.context),
+    trigger: 'task',
+    mode: 'task',
+    maxIterations: spec.maxIterations,
+    ...(spec.model !== undefined ? { model: spec.model } : {}),
+    tools: spec.tools,
+    ...(spec.maxAttempts !== undefined ? { maxAttempts: spec.maxAttempts } : {}),
+    ...(spec.budgetChars !== undefined ? { budgetChars: spec.budgetChars } : {}),
+    subagentDepth: spec.depth,
+    ...(spec.research ? { research: spec.research } : {}),
+  };
+}
+
+/**
+ * The child cycle's input: the parent's model and limits, a fresh scratchpad, one level deeper. A research
+ * investigation's sub-agent keeps its board for tombstones but may not write the parent's fact.
+ */
 export function subagentInput(
   parent: ParsedCycleInput,
   cycleId: string,
   task: string,
   context: string,
 ): CycleInput & { cycleId: string } {
-  return {
+  return freshCycleInput({
     agentId: parent.agentId,
     cycleId,
-    before: subagentScratchpad(task, context),
-    trigger: 'task',
-    mode: 'task',
+    task,
+    context,
+    depth: parent.subagentDepth + 1,
     maxIterations: parent.maxIterations,
     ...(parent.model !== undefined ? { model: parent.model } : {}),
     tools: parent.tools,
     maxAttempts: parent.maxAttempts,
     budgetChars: parent.budgetChars,
-    subagentDepth: parent.subagentDepth + 1,
-  };
+    ...(parent.research ? { research: { ...parent.research, mayWrite: false } } : {}),
+  });
 }
 
 /** The summary the child gave `done` for its task: the first completed task of its fresh scratchpad. */

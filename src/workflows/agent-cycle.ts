@@ -103,5 +103,6 @@ export async function agentCycle(rawInput: CycleInput): Promise<CycleResult> {
     ...(run.touchedPaths.length > 0 || input.maxPaths !== undefined ? { touchedPaths: run.touchedPaths } : {}),
     ...(run.refusedPaths.length > 0 ? { refusedPaths: run.refusedPaths } : {}),
     ...(run.scratchpad !== undefined ? { scratchpad: run.scratchpad } : {}),
+    ...(run.boardEntry !== undefined ? { boardEntry: run.boardEntry } : {}),
   };
 }

@@ -20,6 +20,7 @@ import { timeline } from '../common/timeline-sink';
 import { SPAWN_SUBAGENT } from '../core/tools';
 import { withChildUsage } from '../core/subagent';
 import { spawnSubagent } from './subagent';
+import { BOARD_WRITE, boardWriteTool } from './board-write';
 
 /** Patch id of the completed-task archive: cycles recorded before it never archived completed tasks. */
 export const COMPLETED_TASKS_ARCHIVE_PATCH = 'archive-completed-tasks';
@@ -47,6 +48,8 @@ export class CycleRun {
   /** Seed 004: paths `fs_write` wrote, and those the path cap refused. */
   readonly touchedPaths: string[] = [];
   readonly refusedPaths: string[] = [];
+  /** A research investigation's accepted `board_write` (`VERIFIED e7`): it ends the cycle. */
+  boardEntry?: string;
   /** Sub-agents this cycle has started, towards its per-cycle limit. */
   private subagents = 0;
   private readonly inbox: string[] = [];
@@ -89,10 +92,18 @@ export class CycleRun {
   async runTool(action: Action, step: number): Promise<Observation> {
     if (action.tool === 'write_files') return this.writeFiles(action, step);
     if (action.tool === SPAWN_SUBAGENT) return this.spawnSubagent(action);
+    if (action.tool === BOARD_WRITE) return this.boardWrite(action);
     const path = action.tool === 'fs_write' && typeof action.args.path === 'string' ? action.args.path : undefined;
     const refusal = path === undefined ? undefined : this.pathCapRefusal(path);
     if (refusal !== undefined) return { ok: false, error: refusal };
-    const call = { cycleId: this.cycleId, agentId: this.input.agentId, step, name: action.tool, args: action.args };
+    const call = {
+      cycleId: this.cycleId,
+      agentId: this.input.agentId,
+      step,
+      name: action.tool,
+      args: action.args,
+      ...(this.input.research && { boardId: this.input.research.supervisorId }),
+    };
     const observation = await this.activities.runTool(call);
     if (isStoredObservation(observation)) this.hasStoredObservations = true;
     if (path !== undefined && observation.ok && !this.touchedPaths.includes(normalizePath(path))) {
@@ -111,6 +122,12 @@ export class CycleRun {
       Object.assign(this.usageByModel, added.usageByModel);
     }
     return spawned.observation;
+  }
+
+  private async boardWrite(action: Action): Promise<Observation> {
+    const written = await boardWriteTool(this.input.research, action.args, this.usageByModel);
+    if (written.entry !== undefined) this.boardEntry = written.entry;
+    return written.observation;
   }
 
   /** Seed 004's envelope writes several files in one reply: each is an `fs_write`, under the same path cap. */
@@ -150,10 +167,11 @@ export class CycleRun {
 
   /**
    * Work tools to offer now: seed 002's `scratchpad_read` joins once this cycle has stored a large observation,
-   * or when the scratchpad points at content its budget archived.
+   * or when the scratchpad points at content its budget archived. `board_write` only where a fact may be written.
    */
   workTools(): string[] {
-    return offeredWorkTools(this.input.tools, this.hasStoredObservations || hasArchivePointer(this.state));
+    const tools = offeredWorkTools(this.input.tools, this.hasStoredObservations || hasArchivePointer(this.state));
+    return this.input.research?.mayWrite ? tools : tools.filter((tool) => tool !== BOARD_WRITE);
   }
 
   /** Applies an `update_scratchpad` call with seed 001's safe_apply; a rejection is noted, never thrown. */

@@ -1,4 +1,5 @@
 import { ApplicationFailure } from '@temporalio/workflow';
+import { z } from 'zod';
 import {
   type Author,
   type BoardEntry,
@@ -15,8 +16,21 @@ import {
   type ResearchCarry,
   type ResearchOutcome,
   type ResearchStatus,
+  type ResearchUsage,
 } from '../core/research';
+import { totalCost } from '../core/cost';
+import { type Usage, mergeUsageByModel, totalUsage } from '../core/model';
 import type { WriteRequest } from '../common/research-messages';
+
+const tokens = z.number().int().nonnegative();
+// Bounded: a model name is short, and a run has few models.
+const WorkerUsageSchema = z
+  .record(
+    z.string().max(200),
+    z.object({ inputTokens: tokens, outputTokens: tokens, cacheReadTokens: tokens, cacheWriteTokens: tokens }),
+  )
+  .refine((byModel) => Object.keys(byModel).length <= 20, 'at most 20 models')
+  .optional();
 
 /** A refused write: the update fails with this, and the board is unchanged. */
 export class RefusedWrite extends Error {
@@ -45,6 +59,8 @@ export class ResearchRun {
   /** Entries accepted since the mirror last caught up. */
   mirrored = 0;
   private readonly early: { author: Author; draft: Draft }[] = [];
+  /** Model usage by model: the supervisor's planning calls, and each worker's from the write that ended it. */
+  usageByModel: Record<string, Usage>;
 
   constructor(
     readonly input: ParsedResearchInput,
@@ -61,6 +77,7 @@ export class ResearchRun {
     this.generation = carry?.generation ?? 0;
     this.mirrored = carry?.entries.length ?? 0;
     this.supervisor = { role: 'supervisor', id: workflowId };
+    this.usageByModel = { ...carry?.usageByModel };
   }
 
   /**
@@ -85,6 +102,10 @@ export class ResearchRun {
       const issue = draft.error.issues[0];
       throw new RefusedWrite(`invalid ${type} entry: ${issue?.path.join('.')} ${issue?.message ?? ''}`.trim());
     }
+    const usage = WorkerUsageSchema.safeParse(request.usageByModel);
+    if (!usage.success || (request.usageByModel !== undefined && role !== 'worker')) {
+      throw new RefusedWrite(`invalid usage on a ${role}'s ${type} write: only a worker reports usage, by model`);
+    }
     this.check(author.data, draft.data as Draft);
     return { author: author.data, draft: draft.data as Draft };
   }
@@ -104,6 +125,25 @@ export class ResearchRun {
     } catch {
       // Refused by the board's rules (empty text, a closed run): nothing to append.
     }
+  }
+
+  /** A validated write; a worker's usage counts once its entry is accepted (it comes with its last write). */
+  appendWrite(write: { author: Author; draft: Draft }, request: WriteRequest, now: number): BoardEntry {
+    const entry = this.append(write.author, write.draft, now);
+    if (request.usageByModel) this.usageByModel = mergeUsageByModel(this.usageByModel, request.usageByModel);
+    return entry;
+  }
+
+  countUsage(model: string, usage: Usage): void {
+    this.usageByModel = mergeUsageByModel(this.usageByModel, { [model]: usage });
+  }
+
+  get usage(): ResearchUsage {
+    return {
+      usage: totalUsage(this.usageByModel),
+      usageByModel: { ...this.usageByModel },
+      costUsd: totalCost(this.usageByModel),
+    };
   }
 
   check(author: Author, draft: Draft): void {
@@ -166,6 +206,7 @@ export class ResearchRun {
       workersStarted: this.spawned.size,
       entries: this.entries.length,
       missing: this.outcome === 'running' ? describeMissing(facts(this.entries)) : this.missing,
+      usage: this.usage,
     };
   }
 
@@ -178,6 +219,7 @@ export class ResearchRun {
       activeWorkers: [...this.active],
       spawned: [...this.spawned],
       generation: this.generation + 1,
+      usageByModel: this.usageByModel,
     };
   }
 }

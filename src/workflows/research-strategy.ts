@@ -1,6 +1,6 @@
 import { proxyActivities, setCurrentDetails } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { Message } from '../core/model';
+import type { Message, ModelResponse } from '../core/model';
 import {
   type GivenLists,
   type PlanVerdict,
@@ -39,7 +39,7 @@ export function writeFirstStrategy(run: ResearchRun, workerId: (n: number) => st
  */
 async function planStrategy(run: ResearchRun, workerId: (n: number) => string): Promise<void> {
   setCurrentDetails(`**research ${run.input.runId}**: the supervisor is planning STRATEGY from the question`);
-  const verdict = await askForPlan(run.input);
+  const verdict = await askForPlan(run.input, (response) => run.countUsage(response.model, response.usage));
   if (verdict.ok) {
     run.appendAsSupervisor({ type: 'STRATEGY', body: strategyOf(verdict.plan, workerId) }, Date.now());
     return;
@@ -48,7 +48,10 @@ async function planStrategy(run: ResearchRun, workerId: (n: number) => string): 
   run.missing = [`STRATEGY: not written: ${verdict.reason}`];
 }
 
-async function askForPlan(given: GivenLists & { model?: string | undefined }): Promise<PlanVerdict> {
+async function askForPlan(
+  given: GivenLists & { model?: string | undefined },
+  count: (response: ModelResponse) => void,
+): Promise<PlanVerdict> {
   const messages: Message[] = [{ role: 'user', content: planPrompt(given) }];
   let verdict: PlanVerdict = { ok: false, reason: 'no plan' };
   for (let attempt = 1; attempt <= PLAN_ATTEMPTS; attempt++) {
@@ -59,6 +62,7 @@ async function askForPlan(given: GivenLists & { model?: string | undefined }): P
       // Retries are spent (or the error is not retryable): the run ends without a plan rather than failing.
       return { ok: false, reason: `the supervisor's model failed: ${failureMessage(error).slice(0, 1000)}` };
     }
+    count(response);
     verdict = planFromResponse(response, given);
     if (verdict.ok) return verdict;
     messages.push({ role: 'assistant', content: replySummary(response) });

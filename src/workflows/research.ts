@@ -85,6 +85,7 @@ export async function research(rawInput: ResearchInput, carry?: ResearchCarry): 
     entries: run.entries.length,
     continuedAsNew: run.generation,
     board: run.entries,
+    usage: run.usage,
   };
 }
 
@@ -104,7 +105,7 @@ function installHandlers(run: ResearchRun): void {
     writeUpdate,
     async (request: WriteRequest) => {
       const { author, draft } = run.validate(request);
-      return { entry: run.append(author, await checked(author.id, draft), Date.now()) };
+      return { entry: run.appendWrite({ author, draft: await checked(author.id, draft) }, request, Date.now()) };
     },
     { validator: (request) => void run.validate(request) },
   );

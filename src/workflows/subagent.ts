@@ -1,5 +1,5 @@
 import { ParentClosePolicy, executeChild, isCancellation } from '@temporalio/workflow';
-import type { CycleResult, ParsedCycleInput } from '../core/cycle';
+import type { CycleInput, CycleResult, ParsedCycleInput } from '../core/cycle';
 import type { Observation } from '../core/observation';
 import { parseSubagentArgs, subagentInput, subagentObservation, subagentRefusal } from '../core/subagent';
 import { headCodePoints } from '../core/text';
@@ -17,8 +17,31 @@ export interface SpawnOutcome {
 }
 
 /**
- * Seed 001's `spawn_subagent` as a child `agentCycle` (by name: this module is part of the cycle itself). A refusal
- * or a child that could not run is an observation, so the parent cycle always goes on.
+ * Runs a fresh child `agentCycle` (by name: this module is part of the cycle itself) to its result: the one path
+ * for `spawn_subagent` and for a research worker's investigation. A child that could not run is its error message.
+ */
+export async function runChildCycle(
+  input: CycleInput & { cycleId: string },
+  summary: string,
+): Promise<{ result: CycleResult } | { error: string }> {
+  try {
+    const result = await executeChild<AgentCycleWorkflow>('agentCycle', {
+      workflowId: input.cycleId,
+      args: [input],
+      parentClosePolicy: ParentClosePolicy.TERMINATE,
+      typedSearchAttributes: [{ key: agentIdKey, value: input.agentId }],
+      staticSummary: headCodePoints(summary, 120),
+    });
+    return { result };
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    return { error: failureMessage(error) };
+  }
+}
+
+/**
+ * Seed 001's `spawn_subagent` as a child cycle. A refusal or a child that could not run is an observation, so the
+ * parent cycle always goes on.
  */
 export async function spawnSubagent(
   parent: ParsedCycleInput,
@@ -31,18 +54,10 @@ export async function spawnSubagent(
   const parsed = parseSubagentArgs(args);
   if (!parsed.ok) return { observation: { ok: false, error: parsed.error }, started: false };
   const cycleId = subagentCycleId(parentCycleId, spawned + 1);
-  try {
-    const result = await executeChild<AgentCycleWorkflow>('agentCycle', {
-      workflowId: cycleId,
-      args: [subagentInput(parent, cycleId, parsed.task, parsed.context)],
-      parentClosePolicy: ParentClosePolicy.TERMINATE,
-      typedSearchAttributes: [{ key: agentIdKey, value: parent.agentId }],
-      staticSummary: `sub-agent: ${headCodePoints(parsed.task, 100)}`,
-    });
-    return { observation: subagentObservation(result), started: true, result };
-  } catch (error) {
-    if (isCancellation(error)) throw error;
-    const observation = { ok: false, error: `sub-agent ${cycleId} did not run: ${failureMessage(error)}` };
-    return { observation, started: true };
+  const input = subagentInput(parent, cycleId, parsed.task, parsed.context);
+  const child = await runChildCycle(input, `sub-agent: ${headCodePoints(parsed.task, 100)}`);
+  if ('error' in child) {
+    return { observation: { ok: false, error: `sub-agent ${cycleId} did not run: ${child.error}` }, started: true };
   }
+  return { observation: subagentObservation(child.result), started: true, result: child.result };
 }

@@ -39,7 +39,8 @@ export async function runTaskLoop(run: CycleRun): Promise<CycleOutcome> {
     const handled = await carryOut(run, calls, iteration, { offered, notes: true });
     run.trace.push(...traceEntries({ iteration, phase: 'task', request, response, calls: parsed.calls }, handled));
     run.publish(stepLabel(handled, 'no call'));
-    if (handled.some(({ step }) => step.kind === 'done')) return 'completed';
+    // An accepted board write is a research investigation's end, as `done` is a task's.
+    if (handled.some(({ step }) => step.kind === 'done') || run.boardEntry !== undefined) return 'completed';
   }
   return 'max_iterations';
 }

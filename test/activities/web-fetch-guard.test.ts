@@ -30,6 +30,7 @@ beforeAll(async () => {
       '/to-metadata': 'http://169.254.169.254/latest/meta-data/',
       '/to-other-loopback': `http://127.0.0.2:${port}/hello`,
       '/to-other-port': `http://127.0.0.1:${port + 1}/hello`,
+      '/to-dead': `http://127.0.0.1:${port}/dead`,
     };
     const location = redirects[request.url ?? ''];
     if (location) response.writeHead(302, { location }).end();
@@ -99,6 +100,24 @@ describe('with loopback and the port allowed explicitly', () => {
     const observation = await fetchWith(`http://127.0.0.1:${port}${route}`, local);
     expect(observation).toEqual({ ok: false, error: expect.stringMatching(message) });
     expect(requests).toBe(1);
+  });
+
+  test('a denied URL (a research run tombstone) is refused before any request, and as a redirect target', async () => {
+    const dead = `http://127.0.0.1:${port}/dead`;
+    const denied = { ...local, fetchDeniedUrls: new Map([[dead, 'is tombstoned in this run: never fetched again']]) };
+    for (const spelling of ['/./dead', '/dead?', '/dead#top', '/%64e%61d']) {
+      expect(await fetchWith(`http://127.0.0.1:${port}${spelling}`, denied)).toEqual({
+        ok: false,
+        error: expect.stringMatching(/ is tombstoned in this run: never fetched again$/),
+      });
+    }
+    expect(requests).toBe(0);
+    expect(await fetchWith(`http://127.0.0.1:${port}/to-dead`, denied)).toEqual({
+      ok: false,
+      error: `refused redirect from http://127.0.0.1:${port}/to-dead to ${dead}: ${dead} is tombstoned in this run: never fetched again`,
+    });
+    expect(requests).toBe(1);
+    expect(await fetchWith(`http://127.0.0.1:${port}/to-dead`, local)).toMatchObject({ ok: true, result: 'reached' });
   });
 
   test('another loopback address outside the allowed range is refused', async () => {

@@ -55,6 +55,8 @@ describe('scratchpad research', () => {
     const verified = lines.filter((line) => /^e\d+ VERIFIED /.test(line)).map((line) => line.split(' ')[0]);
     expect(cited.sort()).toEqual(verified.sort());
     expect(demo.stderr.match(/\/dead/g)).toHaveLength(1);
+    // Scripted workers report token estimates at no cost: the roll-up is printed, not zero.
+    expect(demo.stdout).toMatch(/Workers used [1-9]\d* input and [1-9]\d* output tokens, \$0\.0000\./);
 
     const board = await scratchpad(['research', 'board', runId as string, '--json']);
     expect(board.code).toBe(0);

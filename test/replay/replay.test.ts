@@ -4,6 +4,7 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { workerSinks } from '../../src/worker/worker';
 import { SEVERAL_CALLS_PATCH } from '../../src/workflows/carry-out';
+import { RESEARCH_WORKER_SUBAGENT_PATCH } from '../../src/workflows/research-worker';
 import { bundleWorkflows } from '../helpers/worker';
 
 const HISTORIES = path.join(__dirname, 'histories');
@@ -133,6 +134,32 @@ describe('saved histories replay against the current workflow code', () => {
     expect(given.some((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel')).toBe(
       false,
     );
+  });
+
+  it('covers research workers both ways: the old loop with no patch marker, the investigation as a child cycle', () => {
+    const patchIds = (file: string) =>
+      (load(file).events ?? []).flatMap((event) => {
+        const data = event.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0]?.data;
+        return data ? [JSON.parse(Buffer.from(data).toString('utf8')).id] : [];
+      });
+    const children = (file: string) =>
+      (load(file).events ?? []).flatMap((event) => {
+        const started = event.startChildWorkflowExecutionInitiatedEventAttributes;
+        return started ? [[started.workflowType?.name, started.workflowId]] : [];
+      });
+    for (const file of ['research-worker-failed-url.json', 'research-worker-redelegated.json']) {
+      expect(patchIds(file)).toEqual([]);
+      expect(children(file)).toEqual([]);
+    }
+    expect(patchIds('research-worker-subagent.json')).toEqual([RESEARCH_WORKER_SUBAGENT_PATCH]);
+    expect(children('research-worker-subagent.json')).toEqual([['agentCycle', 'research/replay/worker/3/cycle']]);
+    // The re-delegated worker's investigation: two fetches (the tombstoned one refused inside runTool), one write.
+    const cycle = load('research-worker-subagent-cycle.json').events ?? [];
+    const activities = cycle.flatMap((event) => event.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+    expect(activities).toEqual(['callModel', 'runTool', 'callModel', 'runTool', 'callModel', 'boardWrite']);
+    const run = load('research-run-subagent.json').events ?? [];
+    expect(run.filter((event) => event.startChildWorkflowExecutionInitiatedEventAttributes)).toHaveLength(6);
+    expect(run.at(-1)?.workflowExecutionCompletedEventAttributes).toBeTruthy();
   });
 
   it('an edited history raises DeterminismViolationError', async () => {

@@ -131,6 +131,8 @@ describe('the supervisor writes STRATEGY from the question', () => {
       toolChoice: { name: 'plan_research' },
     });
     expect(planRequests[0]?.messages[0]?.content).toContain(`at most ${MAX_PLANNED_FACTS} facts`);
+    // The planning call counts in the run's usage beside the workers'.
+    expect(Object.keys(result.usage?.usageByModel ?? {})).toContain(SUPERVISOR);
     // The workers' briefs carry the planned goal.
     expect(workers.requestsFor(factRoute('Acme', 'revenue'))[0]?.messages[0]?.content).toContain(
       'Goal: Revenue and headcount of Acme and Globex',

@@ -5,7 +5,8 @@ import { ScriptedProvider, type ScriptEntry } from './scripted';
 
 /**
  * Scripted replies for models that run concurrently (research workers): each conversation is routed by the first
- * line of its first message to a script of its own, so interleaving never changes who gets which reply.
+ * line of its first message that names a route (the brief's fact line) to a script of its own, so interleaving
+ * never changes who gets which reply.
  */
 export class RoutedScriptedProvider implements ModelProvider {
   readonly spec: string;
@@ -22,7 +23,9 @@ export class RoutedScriptedProvider implements ModelProvider {
   }
 
   async complete(request: ProviderRequest, signal?: AbortSignal): Promise<ModelResponse> {
-    const key = request.messages[0]?.content.split('\n')[0] ?? '';
+    const lines = request.messages[0]?.content.split('\n') ?? [];
+    // A worker's brief opens its first message; a cycle's prompt carries it in the workspace section.
+    const key = lines.find((line) => this.routes.has(line.trim()))?.trim() ?? lines[0] ?? '';
     const route = this.routes.get(key);
     if (!route) {
       throw ApplicationFailure.nonRetryable(`no script for "${key.slice(0, 200)}"`, 'ModelError.ScriptExhausted');

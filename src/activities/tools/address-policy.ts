@@ -1,4 +1,5 @@
 import * as net from 'node:net';
+import { urlKey } from '../../core/url-key';
 
 /** Where a network tool may connect. */
 export interface NetworkPolicy {
@@ -8,6 +9,8 @@ export interface NetworkPolicy {
   allowAddresses?: readonly string[];
   /** Default 80 and 443. */
   allowPorts?: readonly number[];
+  /** URLs (by `urlKey`) refused whatever their host, with why: a research run's tombstones. */
+  deniedUrls?: ReadonlyMap<string, string>;
 }
 
 export const DEFAULT_PORTS: readonly number[] = [80, 443];
@@ -86,6 +89,8 @@ export function checkUrl(raw: string, policy: NetworkPolicy): URL {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new Error(`only http and https URLs are allowed: ${raw}`);
   }
+  const denied = policy.deniedUrls?.get(urlKey(url));
+  if (denied !== undefined) throw new Error(`${url.href} ${denied}`);
   const hostname = bareHostname(url);
   if (policy.allowHosts.length === 0) {
     throw new Error('no host is allowed: an operator lists the hosts the agent may fetch in SCRATCHPAD_FETCH_ALLOW');

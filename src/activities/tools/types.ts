@@ -16,6 +16,8 @@ export interface ToolOptions {
   /** Ports `web_fetch` may reach; default 80 and 443. */
   fetchAllowPorts?: readonly number[];
   fetchMaxBytes: number;
+  /** URLs `web_fetch` refuses, also as a redirect target (`urlKey` → why); set per call, never configured. */
+  fetchDeniedUrls?: ReadonlyMap<string, string>;
   /** Largest content `fs_write` accepts, in bytes; default FS_WRITE_MAX_BYTES. */
   fsWriteMaxBytes?: number;
   /** SearXNG-compatible JSON endpoint `web_search` calls; the tool refuses when absent. */

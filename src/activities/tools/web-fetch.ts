@@ -16,6 +16,7 @@ export function fetchPolicy(options: ToolOptions): NetworkPolicy {
     allowHosts: options.fetchAllowHosts,
     allowAddresses: options.fetchAllowAddresses,
     allowPorts: options.fetchAllowPorts,
+    ...(options.fetchDeniedUrls && { deniedUrls: options.fetchDeniedUrls }),
   };
 }
 

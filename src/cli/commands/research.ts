@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Worker } from '@temporalio/worker';
 import { RoutedScriptedProvider } from '../../activities/model/routed';
 import type { BoardEntry } from '../../core/board';
-import { type ResearchInput, ResearchInputSchema, type ResearchResult } from '../../core/research';
+import { type ResearchInput, ResearchInputSchema, type ResearchResult, type ResearchUsage } from '../../core/research';
 import { entryLine, strategyLines } from '../../core/research-render';
 import { researchWorkflowId } from '../../common/ids';
 import { boardQuery, directiveSignal } from '../../common/research-messages';
@@ -93,6 +93,7 @@ async function follow(client: Client, config: Config, input: ResearchInput): Pro
 
 function printResult(result: ResearchResult, handle: WorkflowHandle): number {
   out('');
+  if (result.usage) out(usageLine(result.usage));
   if (result.outcome === 'complete') {
     out(`Answer (${handle.workflowId}), citing VERIFIED entries ${result.citations.join(', ')}:`);
     out(result.answer ?? '');
@@ -101,6 +102,12 @@ function printResult(result: ResearchResult, handle: WorkflowHandle): number {
   out(`Incomplete: no answer over unverified facts. Missing:`);
   for (const line of result.missing) out(`- ${line}`);
   return EXIT.error;
+}
+
+/** The workers' model usage, their sub-agents included. */
+function usageLine({ usage, costUsd }: ResearchUsage): string {
+  const cost = costUsd === null ? 'cost unknown (a model without a known price)' : `$${costUsd.toFixed(4)}`;
+  return `Workers used ${usage.inputTokens} input and ${usage.outputTokens} output tokens, ${cost}.`;
 }
 
 /** `research board RUN`: the board, one line per entry, or JSON. */

@@ -1,0 +1,60 @@
+import { createResearchActivities } from '../../src/activities/research';
+import { MemoryObservationStore } from '../../src/activities/observations/memory-store';
+import { createObservationRuntime } from '../../src/activities/observations/runtime';
+import { researchInvestigationId, researchWorkerId, subagentCycleId } from '../../src/common/ids';
+
+const URL_ = 'http://fixture.test/acme';
+const w1 = researchWorkerId('r', 1);
+const w2 = researchWorkerId('r', 2);
+
+async function setup() {
+  const runtime = createObservationRuntime(new MemoryObservationStore());
+  const { checkEvidence } = createResearchActivities(undefined, runtime);
+  const fetched = (turnId: string, step: number, url = URL_) =>
+    runtime.store.put({
+      turnId,
+      step,
+      toolName: 'web_fetch',
+      agentId: 'research/r',
+      kind: 'text',
+      content: '<table><tr><td>revenue</td><td>USD 1,234,567</td></tr></table>',
+      metadata: { url, ok: true },
+    });
+  return { checkEvidence, fetched };
+}
+
+describe('checkEvidence: the observation must come from this worker’s investigation', () => {
+  it("accepts the investigation cycle's fetch by step or id, and its sub-agent's by id", async () => {
+    const { checkEvidence, fetched } = await setup();
+    const cycle = researchInvestigationId(w1);
+    await fetched(cycle, 2);
+    const own = await fetched(cycle, 3);
+    const sub = await fetched(subagentCycleId(cycle, 1), 1);
+    const claim = { workerId: w1, sourceUrl: URL_, value: '1234567' };
+    expect(await checkEvidence({ ...claim, evidence: { step: 2 } })).toEqual({ ok: true });
+    expect(await checkEvidence({ ...claim, evidence: { observationId: own.id } })).toEqual({ ok: true });
+    expect(await checkEvidence({ ...claim, evidence: { observationId: sub.id } })).toEqual({ ok: true });
+    expect(await checkEvidence({ ...claim, value: '999', evidence: { step: 2 } })).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('does not occur'),
+    });
+  });
+
+  it("refuses another worker's investigation, its sub-agents, and a step this worker never took", async () => {
+    const { checkEvidence, fetched } = await setup();
+    const other = await fetched(researchInvestigationId(w2), 1);
+    const otherSub = await fetched(subagentCycleId(researchInvestigationId(w2), 1), 1);
+    const stranger = await fetched('agent/mallory/cycle/1', 1);
+    const claim = { workerId: w1, sourceUrl: URL_, value: '1234567' };
+    for (const id of [other.id, otherSub.id, stranger.id]) {
+      expect(await checkEvidence({ ...claim, evidence: { observationId: id } })).toEqual({
+        ok: false,
+        reason: `observation ${id} was not made by this worker`,
+      });
+    }
+    expect(await checkEvidence({ ...claim, evidence: { step: 1 } })).toEqual({
+      ok: false,
+      reason: 'no stored observation step 1',
+    });
+  });
+});
