@@ -1,14 +1,13 @@
-import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, bundleWorkflowCode } from '@temporalio/worker';
+import type { Client } from '@temporalio/client';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { agentWorkflowId, cycleWorkflowId } from '../src/common/ids';
-import { WORKFLOWS_PATH } from '../src/worker/worker';
-import { benchToolSetup } from './cycle-script';
 import { historyStats, type PhaseTimes } from './history-stats';
 import { median, progress } from './measure';
 import type { TemporalTarget } from './temporal-target';
 import { clusterTarget, devServerTarget } from './throughput-targets';
 import { formatThroughput, type SizeResult, type TargetResult } from './throughput-report';
-import { type BenchWorkers, agentCycle, floorCycle, startBenchWorkers } from './throughput-workers';
+import { withBenchSession } from './throughput-session';
+import { type BenchWorkers, agentCycle, floorCycle } from './throughput-workers';
 
 const USAGE = `usage: node --expose-gc dist/bench/throughput.js [--sizes 10,100,1000] [--runs 3] [--targets dev,cluster] [--once-above 100]
 Sizes above --once-above run once; smaller ones --runs times, interleaved with the floor, median reported.`;
@@ -82,18 +81,8 @@ function heapBytes(): number {
 }
 
 async function measureTarget(open: () => Promise<TemporalTarget>, options: Options): Promise<TargetResult> {
-  const target = await open();
-  const setup = benchToolSetup();
-  const connection = await NativeConnection.connect({ address: target.address });
-  const clientConnection = await Connection.connect({ address: target.address });
-  const client = new Client({ connection: clientConnection, namespace: target.namespace });
-  const bundles = {
-    agent: await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quiet }),
-    floor: await bundleWorkflowCode({ workflowsPath: require.resolve('./floor-entity'), logger: quiet }),
-  };
-  const workers = await startBenchWorkers(connection, client, target.namespace, bundles, setup);
-  const sizes: SizeResult[] = [];
-  try {
+  return withBenchSession(open, ['agent', 'floor'], async ({ target, client, workers }) => {
+    const sizes: SizeResult[] = [];
     const stamp = Date.now().toString(36);
     for (const shape of ['agent', 'floor'] as const) await round(client, workers, shape, 10, `${stamp}-warm`);
     for (const size of options.sizes) {
@@ -121,22 +110,16 @@ async function measureTarget(open: () => Promise<TemporalTarget>, options: Optio
     let cached = 0;
     try {
       const before = heapBytes();
-      const cachedBefore = workers.agentWorker.getStatus().numCachedWorkflows;
+      const cachedBefore = workers.agentWorker?.getStatus().numCachedWorkflows ?? NaN;
       await round(client, workers, 'agent', IDLE_AGENTS, `${stamp}-idle`);
       idleBytes = (heapBytes() - before) / IDLE_AGENTS;
-      cached = workers.agentWorker.getStatus().numCachedWorkflows - cachedBefore;
+      cached = (workers.agentWorker?.getStatus().numCachedWorkflows ?? NaN) - cachedBefore;
     } catch (error) {
       // The throughput figures above stand; a server that falls over afterwards costs only this one.
       progress(`idle-agent memory not measured: ${(error as Error).message}`);
     }
     return { description: target.description, sizes, idleAgentBytes: idleBytes, idleAgentsCached: cached };
-  } finally {
-    await workers.shutdown();
-    await clientConnection.close();
-    await connection.close();
-    await setup.close();
-    await target.stop();
-  }
+  });
 }
 
 async function summarizeShape(client: Client, shape: Shape, rounds: Round[], size: number) {
@@ -151,8 +134,6 @@ async function summarizeShape(client: Client, shape: Shape, rounds: Round[], siz
     phases: await phases(client, shape, medianRound.medianId),
   };
 }
-
-const quiet = new DefaultLogger('ERROR');
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
