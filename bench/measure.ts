@@ -69,3 +69,33 @@ export function table(rows: readonly string[][]): string {
     )
     .join('\n');
 }
+
+/**
+ * `work` over every item with at most `limit` calls in flight, results in item order; every `reportMs` it reports
+ * how many have finished, so a long round shows it is moving.
+ */
+export async function mapLimited<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<R>,
+  report: (done: number) => void,
+  reportMs = 15_000,
+): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  let done = 0;
+  const timer = setInterval(() => report(done), reportMs);
+  const lane = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index]!);
+      done++;
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  } finally {
+    clearInterval(timer);
+  }
+  return results;
+}

@@ -1,6 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Client, WithStartWorkflowOperation } from '@temporalio/client';
-import { type NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import {
+  type NativeConnection,
+  Worker,
+  type WorkerOptions,
+  type WorkflowBundleWithSourceMap,
+} from '@temporalio/worker';
 import { createActivities } from '../src/activities';
 import { createModelResolver } from '../src/activities/model/registry';
 import type { ModelProvider, ProviderRequest } from '../src/activities/model/provider';
@@ -40,7 +45,8 @@ const floorActivities = {
 export interface BenchWorkers {
   agentQueue: string;
   floorQueue: string;
-  agentWorker: Worker;
+  /** Absent when the agent shape was not asked for. */
+  agentWorker?: Worker;
   run(): Promise<void>;
   shutdown(): Promise<void>;
 }
@@ -52,28 +58,22 @@ export async function startBenchWorkers(
   namespace: string,
   bundles: { agent: WorkflowBundleWithSourceMap; floor: WorkflowBundleWithSourceMap },
   setup: ToolSetup,
+  shapes: readonly ('agent' | 'floor')[] = ['agent', 'floor'],
 ): Promise<BenchWorkers> {
   const suffix = `${process.pid}-${Date.now()}`;
   const agentQueue = `throughput-agent-${suffix}`;
   const floorQueue = `throughput-floor-${suffix}`;
   const resolveModel = createModelResolver({ providers: { [MODEL_SPEC]: new FixedLatencyModel() } });
   const activities = createActivities({ resolveModel, tools: setup.tools, observations: setup.observations, client });
-  const agentWorker = await Worker.create({
-    connection,
-    namespace,
-    taskQueue: agentQueue,
-    workflowBundle: bundles.agent,
-    activities,
-    sinks: workerSinks(),
-  });
-  const floorWorker = await Worker.create({
-    connection,
-    namespace,
-    taskQueue: floorQueue,
-    workflowBundle: bundles.floor,
-    activities: floorActivities,
-  });
-  const running = Promise.all([agentWorker.run(), floorWorker.run()]);
+  const agentOptions = { taskQueue: agentQueue, workflowBundle: bundles.agent, activities, sinks: workerSinks() };
+  const floorOptions = { taskQueue: floorQueue, workflowBundle: bundles.floor, activities: floorActivities };
+  // A profile of one shape (bench/throughput-tasks.ts) must not include the other's worker.
+  const create = (shape: 'agent' | 'floor', options: WorkerOptions) =>
+    shapes.includes(shape) ? Worker.create({ connection, namespace, ...options }) : undefined;
+  const agentWorker = await create('agent', agentOptions);
+  const floorWorker = await create('floor', floorOptions);
+  const serving = [agentWorker, floorWorker].filter((worker) => worker !== undefined);
+  const running = Promise.all(serving.map((worker) => worker.run()));
   return {
     agentQueue,
     floorQueue,
@@ -81,7 +81,7 @@ export async function startBenchWorkers(
     run: async () => void (await running),
     async shutdown() {
       // A worker stops by itself on SIGINT / SIGTERM (the SDK's runtime handles them); shutting it again throws.
-      for (const worker of [agentWorker, floorWorker]) if (worker.getState() === 'RUNNING') worker.shutdown();
+      for (const worker of serving) if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;
     },
   };

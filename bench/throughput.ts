@@ -1,40 +1,54 @@
-import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, bundleWorkflowCode } from '@temporalio/worker';
+import type { Client } from '@temporalio/client';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { agentWorkflowId, cycleWorkflowId } from '../src/common/ids';
-import { WORKFLOWS_PATH } from '../src/worker/worker';
-import { benchToolSetup } from './cycle-script';
 import { historyStats, type PhaseTimes } from './history-stats';
-import { median, progress } from './measure';
+import { mapLimited, median, progress } from './measure';
 import type { TemporalTarget } from './temporal-target';
 import { clusterTarget, devServerTarget } from './throughput-targets';
 import { formatThroughput, type SizeResult, type TargetResult } from './throughput-report';
-import { type BenchWorkers, agentCycle, floorCycle, startBenchWorkers } from './throughput-workers';
+import { withBenchSession } from './throughput-session';
+import { type BenchWorkers, agentCycle, floorCycle } from './throughput-workers';
 
-const USAGE = `usage: node --expose-gc dist/bench/throughput.js [--sizes 10,100,1000] [--runs 3] [--targets dev,cluster] [--once-above 100]
-Sizes above --once-above run once; smaller ones --runs times, interleaved with the floor, median reported.`;
+const USAGE = `usage: node --expose-gc dist/bench/throughput.js [--sizes 10,100,1000] [--runs 3] [--targets dev,cluster] [--once-above 100] [--concurrency 250]
+Sizes above --once-above run once; smaller ones --runs times, interleaved with the floor, median reported.
+At most --concurrency cycles are started and awaited at once, in both shapes alike.`;
 
 interface Options {
   sizes: number[];
   runs: number;
   targets: string[];
   onceAbove: number;
+  concurrency: number;
 }
 
 function parseOptions(argv: string[]): Options {
-  const options: Options = { sizes: [10, 100, 1000], runs: 3, targets: ['dev', 'cluster'], onceAbove: 100 };
+  const options: Options = {
+    sizes: [10, 100, 1000],
+    runs: 3,
+    targets: ['dev', 'cluster'],
+    onceAbove: 100,
+    concurrency: 250,
+  };
   for (let index = 0; index < argv.length; index++) {
     const value = argv[++index] ?? '';
     if (argv[index - 1] === '--sizes') options.sizes = value.split(',').map(Number);
     else if (argv[index - 1] === '--runs') options.runs = Number(value);
     else if (argv[index - 1] === '--targets') options.targets = value.split(',');
     else if (argv[index - 1] === '--once-above') options.onceAbove = Number(value);
+    else if (argv[index - 1] === '--concurrency') options.concurrency = Number(value);
     else throw new Error(USAGE);
   }
-  if (options.sizes.some((size) => !Number.isInteger(size) || size < 1) || !(options.runs >= 1)) throw new Error(USAGE);
+  if (
+    options.sizes.some((size) => !Number.isInteger(size) || size < 1) ||
+    !(options.runs >= 1) ||
+    !(options.concurrency >= 1)
+  )
+    throw new Error(USAGE);
   return options;
 }
 
 type Shape = 'agent' | 'floor';
+const seconds = (since: number) => ((performance.now() - since) / 1000).toFixed(0);
 const IDLE_AGENTS = 50;
 interface Round {
   ms: number;
@@ -44,17 +58,25 @@ interface Round {
   medianMs: number;
 }
 
-async function round(client: Client, workers: BenchWorkers, shape: Shape, size: number, tag: string): Promise<Round> {
+interface Session {
+  client: Client;
+  workers: BenchWorkers;
+  /** Client calls in flight at most; the rest wait their turn (their latency counts from their own call). */
+  concurrency: number;
+}
+
+async function round(session: Session, shape: Shape, size: number, tag: string): Promise<Round> {
+  const { client, workers } = session;
   const ids = Array.from({ length: size }, (_, index) => `tp-${shape}-${tag}-${index}`);
   const started = performance.now();
-  const latencies = await Promise.all(
-    ids.map(async (id) => {
-      const begin = performance.now();
-      if (shape === 'agent') await agentCycle(client, workers.agentQueue, id);
-      else await floorCycle(client, workers.floorQueue, id);
-      return performance.now() - begin;
-    }),
-  );
+  const cycle = async (id: string) => {
+    const begin = performance.now();
+    if (shape === 'agent') await agentCycle(client, workers.agentQueue, id);
+    else await floorCycle(client, workers.floorQueue, id);
+    return performance.now() - begin;
+  };
+  const report = (done: number) => progress(`${shape} x${size}: ${done} done after ${seconds(started)} s`);
+  const latencies = await mapLimited(ids, session.concurrency, cycle, report);
   const ms = performance.now() - started;
   const order = latencies.map((latency, index) => ({ latency, index })).sort((a, b) => a.latency - b.latency);
   const middle = order[Math.floor(order.length / 2)]!;
@@ -82,27 +104,18 @@ function heapBytes(): number {
 }
 
 async function measureTarget(open: () => Promise<TemporalTarget>, options: Options): Promise<TargetResult> {
-  const target = await open();
-  const setup = benchToolSetup();
-  const connection = await NativeConnection.connect({ address: target.address });
-  const clientConnection = await Connection.connect({ address: target.address });
-  const client = new Client({ connection: clientConnection, namespace: target.namespace });
-  const bundles = {
-    agent: await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quiet }),
-    floor: await bundleWorkflowCode({ workflowsPath: require.resolve('./floor-entity'), logger: quiet }),
-  };
-  const workers = await startBenchWorkers(connection, client, target.namespace, bundles, setup);
-  const sizes: SizeResult[] = [];
-  try {
+  return withBenchSession(open, ['agent', 'floor'], async ({ target, client, workers }) => {
+    const session = { client, workers, concurrency: options.concurrency };
+    const sizes: SizeResult[] = [];
     const stamp = Date.now().toString(36);
-    for (const shape of ['agent', 'floor'] as const) await round(client, workers, shape, 10, `${stamp}-warm`);
+    for (const shape of ['agent', 'floor'] as const) await round(session, shape, 10, `${stamp}-warm`);
     for (const size of options.sizes) {
       const runs = size > options.onceAbove ? 1 : options.runs;
       const rounds: Record<Shape, Round[]> = { agent: [], floor: [] };
       for (let run = 1; run <= runs; run++) {
         const order: Shape[] = run % 2 === 1 ? ['agent', 'floor'] : ['floor', 'agent'];
         for (const shape of order) {
-          const result = await round(client, workers, shape, size, `${stamp}-${size}-${run}`);
+          const result = await round(session, shape, size, `${stamp}-${size}-${run}`);
           progress(`${target.description}: ${shape} x${size} run ${run}/${runs}: ${(result.ms / 1000).toFixed(1)} s`);
           rounds[shape].push(result);
         }
@@ -121,22 +134,16 @@ async function measureTarget(open: () => Promise<TemporalTarget>, options: Optio
     let cached = 0;
     try {
       const before = heapBytes();
-      const cachedBefore = workers.agentWorker.getStatus().numCachedWorkflows;
-      await round(client, workers, 'agent', IDLE_AGENTS, `${stamp}-idle`);
+      const cachedBefore = workers.agentWorker?.getStatus().numCachedWorkflows ?? NaN;
+      await round(session, 'agent', IDLE_AGENTS, `${stamp}-idle`);
       idleBytes = (heapBytes() - before) / IDLE_AGENTS;
-      cached = workers.agentWorker.getStatus().numCachedWorkflows - cachedBefore;
+      cached = (workers.agentWorker?.getStatus().numCachedWorkflows ?? NaN) - cachedBefore;
     } catch (error) {
       // The throughput figures above stand; a server that falls over afterwards costs only this one.
       progress(`idle-agent memory not measured: ${(error as Error).message}`);
     }
     return { description: target.description, sizes, idleAgentBytes: idleBytes, idleAgentsCached: cached };
-  } finally {
-    await workers.shutdown();
-    await clientConnection.close();
-    await connection.close();
-    await setup.close();
-    await target.stop();
-  }
+  });
 }
 
 async function summarizeShape(client: Client, shape: Shape, rounds: Round[], size: number) {
@@ -151,8 +158,6 @@ async function summarizeShape(client: Client, shape: Shape, rounds: Round[], siz
     phases: await phases(client, shape, medianRound.medianId),
   };
 }
-
-const quiet = new DefaultLogger('ERROR');
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));

@@ -6,7 +6,7 @@ import type { Scratchpad } from '../core/scratchpad';
 import { directiveSignal } from '../common/agent-messages';
 import { failureMessage } from '../common/failure';
 import { agentIdKey } from '../common/search-attributes';
-import { agentCycle } from './agent-cycle';
+import type { agentCycle } from './agent-cycle';
 import type { WorkItem } from './work-queue';
 
 /** A cycle's input for one work item: the item's overrides win over the agent's settings. */
@@ -69,7 +69,8 @@ export class ChildCycle {
   async run(staticSummary: string): Promise<CycleResult> {
     const { agentId, cycleId, before } = this.input;
     try {
-      const handle = await startChild(agentCycle, {
+      // By name: the agent's own module graph stays without the cycle's (see workflows/index.ts).
+      const handle = await startChild<typeof agentCycle>('agentCycle', {
         workflowId: cycleId,
         args: [this.input],
         parentClosePolicy: ParentClosePolicy.TERMINATE,

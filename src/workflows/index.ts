@@ -1,12 +1,28 @@
 import type { WorkflowTypes } from '../common/workflow-types';
-import { agent } from './agent';
-import { agentCycle } from './agent-cycle';
-import { research } from './research';
-import { researchWorker } from './research-worker';
-import { scheduledWake } from './scheduled-wake';
-import { stagedTask } from './staged-task';
+import type * as AgentModule from './agent';
+import type * as AgentCycleModule from './agent-cycle';
+import type * as ResearchModule from './research';
+import type * as ResearchWorkerModule from './research-worker';
+import type * as ScheduledWakeModule from './scheduled-wake';
+import type * as StagedTaskModule from './staged-task';
 
-export { agent, agentCycle, scheduledWake, stagedTask, research, researchWorker };
-
-// Clients start workflows by name from `common/workflow-types`; this keeps the two in step at compile time.
-const _checked: WorkflowTypes = { agent, agentCycle, scheduledWake, stagedTask, research, researchWorker };
+/*
+ * The SDK gives every workflow execution its own instance of each bundled module, evaluated when the workflow
+ * starts (and again when a worker rebuilds an evicted one): importing every workflow here made each new agent and
+ * each cycle build the zod schemas and rules of research runs and staged tasks too, most of a new workflow's first
+ * task (bench/throughput-tasks.ts). So each workflow type loads its own module graph, synchronously, on its first
+ * call: handlers are still registered in the workflow's first activation, and the commands it issues are the same.
+ */
+/* eslint-disable @typescript-eslint/no-require-imports */
+export const agent: WorkflowTypes['agent'] = (...args) => (require('./agent') as typeof AgentModule).agent(...args);
+export const agentCycle: WorkflowTypes['agentCycle'] = (...args) =>
+  (require('./agent-cycle') as typeof AgentCycleModule).agentCycle(...args);
+export const scheduledWake: WorkflowTypes['scheduledWake'] = (...args) =>
+  (require('./scheduled-wake') as typeof ScheduledWakeModule).scheduledWake(...args);
+export const stagedTask: WorkflowTypes['stagedTask'] = (...args) =>
+  (require('./staged-task') as typeof StagedTaskModule).stagedTask(...args);
+export const research: WorkflowTypes['research'] = (...args) =>
+  (require('./research') as typeof ResearchModule).research(...args);
+export const researchWorker: WorkflowTypes['researchWorker'] = (...args) =>
+  (require('./research-worker') as typeof ResearchWorkerModule).researchWorker(...args);
+/* eslint-enable @typescript-eslint/no-require-imports */
