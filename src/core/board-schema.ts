@@ -1,13 +1,7 @@
 import { z } from 'zod';
+import { BOARD_LIMITS } from './research-limits';
 
-/** Caps on every board field: entries come from models and users, and the board lives in workflow history. */
-export const BOARD_LIMITS = {
-  text: 2000,
-  name: 200,
-  url: 2048,
-  list: 64,
-  answer: 20_000,
-} as const;
+export { BOARD_LIMITS };
 
 const text = z.string().trim().min(1).max(BOARD_LIMITS.text);
 const name = z.string().trim().min(1).max(BOARD_LIMITS.name);

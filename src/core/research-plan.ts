@@ -1,15 +1,11 @@
-import { BOARD_LIMITS } from './board-schema';
+import { BOARD_LIMITS, MAX_PLANNED_FACTS } from './research-limits';
 import type { Message, ModelRequest, ModelResponse } from './model';
 import { objectSpans, parseToolCalls } from './parse-action';
 
 /** The tool the supervisor's model must call to plan a run. */
 export const PLAN_TOOL = 'plan_research';
 
-/**
- * Most facts (entities × fields) a planned run may have. Each fact costs at least one worker, so a model that
- * names hundreds of entities must not turn one question into hundreds of child workflows.
- */
-export const MAX_PLANNED_FACTS = 64;
+export { MAX_PLANNED_FACTS };
 
 /** What STRATEGY is built from: given by the user, planned by the supervisor's model, or both. */
 export interface ResearchPlan {

@@ -1,7 +1,8 @@
 import { SPAWN_SUBAGENT, TOOL_ARGS } from './tools';
 import type { Draft } from './board';
 import type { CycleInput } from './cycle';
-import { WORKER_TOOLS, type WorkerInput } from './research';
+import type { WorkerInput } from './research';
+import { WORKER_TOOLS } from './research-limits';
 import { MAX_SECTION_CHARS } from './scratchpad';
 import { freshCycleInput } from './subagent';
 import { codePointLength, headCodePoints } from './text';

@@ -10,8 +10,7 @@ export interface ResearchUsage {
   costUsd: number | null;
 }
 
-/** Tools a research worker is offered; `board_write` ends its investigation. */
-export const WORKER_TOOLS = ['web_search', 'web_fetch', 'scratchpad_read', 'board_write'] as const;
+export { WORKER_TOOLS } from './research-limits';
 
 const name = z.string().trim().min(1).max(BOARD_LIMITS.name);
 

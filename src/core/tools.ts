@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { BOARD_LIMITS } from './board-schema';
-import { MAX_PLANNED_FACTS } from './research-plan';
+import { BOARD_LIMITS, MAX_PLANNED_FACTS } from './research-limits';
 import { lazyRecord } from './lazy';
 import { READ_DEFAULT_CHARS, READ_MAX_BYTES, READ_MAX_CHARS } from './observation';
 import { MAX_SECTION_CHARS, UPDATE_KEYS } from './scratchpad';
