@@ -10,8 +10,9 @@ import { modelActivityOptions, toolActivityOptions } from './activity-options';
 
 const { callModel } = proxyActivities<Activities>(modelActivityOptions(3));
 const { runTool } = proxyActivities<Activities>(toolActivityOptions(3));
+// Short, so a write lost with its worker process is retried soon; a retry rejoins the same update (one update id).
 const { boardWrite } = proxyActivities<Activities>({
-  startToCloseTimeout: '1m',
+  startToCloseTimeout: '20s',
   retry: { initialInterval: '1s', maximumAttempts: 5 },
 });
 

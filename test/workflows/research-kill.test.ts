@@ -16,8 +16,10 @@ import { socketOwner } from '../helpers/socket-owner';
 import { testEnvironment, testServerAddress, uniqueTaskQueue } from '../helpers/temporal';
 import { bundleWorkflows } from '../helpers/worker';
 
-// Runs bin-free but from dist/ (test/faults/fault-worker.js): `npm run build` first, as `npm test` does.
+// The worker processes run the project's worker from dist/ (test/faults/fault-worker.js): `npm run build` first, as
+// `npm test` does.
 jest.setTimeout(150_000);
+const BUILT_WORKER = path.resolve(__dirname, '..', '..', 'dist', 'src', 'worker', 'worker.js');
 
 const COMPANIES = {
   Acme: { revenue: 'USD 1,234,567', employees: '5,000' },
@@ -111,6 +113,7 @@ async function handle(request: http.IncomingMessage, response: http.ServerRespon
 }
 
 beforeAll(async () => {
+  if (!fs.existsSync(BUILT_WORKER)) throw new Error(`${BUILT_WORKER} is missing: run npm run build first`);
   env = await testEnvironment();
   redis = await startRedisServer();
   server = http.createServer((request, response) => void handle(request, response));
