@@ -1,4 +1,4 @@
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import { type Client, WorkflowUpdateFailedError } from '@temporalio/client';
 import { type BoardEntry, type Evidence, valueOccursIn } from '../core/board';
 import { urlKey } from '../core/url-key';
@@ -69,8 +69,12 @@ export function createResearchActivities(client: Client | undefined, observation
     async boardWrite(args: { supervisorId: string; request: WriteRequest }): Promise<BoardWriteOutcome> {
       if (!client) throw ApplicationFailure.nonRetryable('boardWrite needs a Temporal client', 'Research.NoClient');
       const handle = client.workflow.getHandle(args.supervisorId);
+      // One update id for every attempt of this activity: a retry after a worker died between the supervisor
+      // accepting the write and this activity completing gets the first outcome back instead of writing twice.
+      const { workflowExecution: execution, activityId } = Context.current().info;
+      const updateId = execution && `${execution.workflowId}/${execution.runId}/${activityId}`;
       try {
-        const result = await handle.executeUpdate(writeUpdate, { args: [args.request] });
+        const result = await handle.executeUpdate(writeUpdate, { args: [args.request], ...(updateId && { updateId }) });
         return { ok: true, entry: result.entry };
       } catch (error) {
         if (error instanceof WorkflowUpdateFailedError) return { ok: false, error: errorMessage(error.cause ?? error) };

@@ -29,13 +29,44 @@ export function strategyLines(entry: BoardEntry): string[] {
   ];
 }
 
-/** The board grouped by entry type, in Markdown, with the run's status on top (the Web UI's current details). */
+/** Model-written text as literal Markdown: one line, no markup, links or HTML of its own in the Web UI. */
+function literal(text: unknown, max = 300): string {
+  const line = String(text).replace(/\s+/g, ' ').trim();
+  const capped = line.length > max ? `${line.slice(0, max)}…` : line;
+  return capped.replace(/[\\`*_[\]()<>#|~!]/g, (char) => `\\${char}`);
+}
+
+/** One entry under its type's heading: the type is the heading's, so the line starts with what differs. */
+function boardLine(entry: BoardEntry): string {
+  const b = entry.body as Record<string, unknown>;
+  const { role, id } = entry.author;
+  const by = role === 'worker' ? id.split('/').slice(-2).join('/') : role === 'user' ? `user ${id}` : role;
+  const fact = 'entity' in b ? `${literal(b.entity)} / ${literal(b.field)}` : '';
+  const detail: Record<BoardEntry['type'], () => string> = {
+    STRATEGY: () => `goal: ${literal(b.goal)}`,
+    PENDING: () => `${fact} → ${literal(String(b.assignedTo).split('/').slice(-2).join('/'))}`,
+    VERIFIED: () => `${fact} = **${literal(b.value)}** from ${literal(b.sourceUrl)}`,
+    UNVERIFIED: () => `${fact}: ${literal(b.reason)}`,
+    FAILED_URL: () => `${fact}: ${literal(b.url)}, ${literal(b.failureReason)}`,
+    TOMBSTONE: () => `${literal(b.url)}, ${literal(b.failureReason)}`,
+    USER_DIRECTIVE: () => literal(b.text),
+    SYNTHESIS: () =>
+      `cites ${(b.citations as string[]).map((id) => literal(id)).join(', ')}: ${literal(b.answer, 2000)}`,
+  };
+  return `- **${entry.id}** ${detail[entry.type]()} · _${literal(by)}_`;
+}
+
+/**
+ * The board grouped by entry type, in Markdown, with the run's status on top (the Web UI's current details). Every
+ * model-written field is escaped: a hostile value cannot restyle the page or add links.
+ */
 export function renderBoard(entries: readonly BoardEntry[], status: ResearchStatus): string {
-  const head = `**research ${status.runId}**: ${status.outcome}, ${status.entries} entries, ${status.activeWorkers.length} workers active`;
+  const head = `**research ${literal(status.runId)}**: ${status.outcome}, ${status.entries} entries, ${status.activeWorkers.length} workers active`;
   const sections = ENTRY_TYPES.flatMap((type) => {
     const ofType = entries.filter((entry) => entry.type === type);
-    return ofType.length === 0 ? [] : [`### ${type}\n${ofType.map((entry) => `- ${entryLine(entry)}`).join('\n')}`];
+    return ofType.length === 0 ? [] : [`### ${type} (${ofType.length})\n${ofType.map(boardLine).join('\n')}`];
   });
-  const missing = status.missing.length > 0 ? [`### missing\n${status.missing.map((m) => `- ${m}`).join('\n')}`] : [];
+  const missing =
+    status.missing.length > 0 ? [`### missing\n${status.missing.map((m) => `- ${literal(m)}`).join('\n')}`] : [];
   return [head, ...sections, ...missing].join('\n\n').slice(0, 20_000);
 }

@@ -7,8 +7,9 @@ import type { Observation } from '../core/observation';
 import { draftFromBoardWrite } from '../core/research-worker';
 import type { BoardWriteOutcome } from '../activities/research';
 
+// Short, so a write lost with its worker process is retried soon; a retry rejoins the same update (one update id).
 const { boardWrite } = proxyActivities<Activities>({
-  startToCloseTimeout: '1m',
+  startToCloseTimeout: '20s',
   retry: { initialInterval: '1s', maximumAttempts: 5 },
 });
 

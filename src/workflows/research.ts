@@ -38,7 +38,8 @@ import { ResearchRun } from './research-run';
 import { researchWorker } from './research-worker';
 import { writeFirstStrategy } from './research-strategy';
 
-const { checkEvidence } = proxyActivities<Activities>({ startToCloseTimeout: '1m', retry: { maximumAttempts: 5 } });
+// A store read: an attempt lost with its worker process is retried elsewhere after seconds, not a minute.
+const { checkEvidence } = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { maximumAttempts: 5 } });
 const { mirrorEntries } = proxyActivities<Activities>({ startToCloseTimeout: '1m', retry: { maximumAttempts: 10 } });
 
 /**

@@ -1,7 +1,8 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- plain Node, run outside Jest from the built dist/ */
-// The worker process the fault suite kills with SIGKILL: the project's own worker from dist/ (npm run build), with
-// its configuration from the environment as `scratchpad worker` reads it. It loads the workflow bundle the suite
-// built once (FAULT_WORKFLOW_BUNDLE), so a replacement polls within a second instead of bundling for several.
+// The worker process the fault suite and test/workflows/research-kill.test.ts kill with SIGKILL: the project's own
+// worker from dist/ (npm run build), with its configuration from the environment as `scratchpad worker` reads it. It
+// loads the workflow bundle the test built once (FAULT_WORKFLOW_BUNDLE), so a replacement polls within a second
+// instead of bundling for several.
 const { DefaultLogger, Runtime } = require('@temporalio/worker');
 const { loadConfig } = require('../../dist/src/config');
 const { createWorker } = require('../../dist/src/worker/worker');

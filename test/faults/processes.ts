@@ -24,12 +24,18 @@ export class WorkerProcess {
     this.ready.catch(() => undefined);
   }
 
-  static start(env: Record<string, string>): WorkerProcess {
+  /** With `group`, the worker leads a process group of its own, which `killGroup()` ends whole. */
+  static start(env: Record<string, string>, options: { group?: boolean } = {}): WorkerProcess {
     const child = spawn(process.execPath, [path.join(__dirname, 'fault-worker.js')], {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: options.group ?? false,
     });
     return new WorkerProcess(child);
+  }
+
+  get pid(): number {
+    return this.child.pid as number;
   }
 
   get alive(): boolean {
@@ -43,6 +49,14 @@ export class WorkerProcess {
 
   kill(): void {
     this.child.kill('SIGKILL');
+  }
+
+  /** SIGKILLs the worker's whole process group (started with `group`), and resolves once the worker is gone. */
+  async killGroup(): Promise<void> {
+    if (!this.alive) return;
+    const exited = new Promise((resolve) => this.child.once('exit', resolve));
+    process.kill(-this.pid, 'SIGKILL');
+    await exited;
   }
 
   async stop(): Promise<void> {

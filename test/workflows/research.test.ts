@@ -1,5 +1,7 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { MockActivityEnvironment, type TestWorkflowEnvironment } from '@temporalio/testing';
+import { DefaultLogger } from '@temporalio/worker';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { type BoardWriteOutcome, createResearchActivities } from '../../src/activities/research';
 import type { ScriptEntry } from '../../src/activities/model/scripted';
 import {
   type FixtureWeb,
@@ -198,6 +200,44 @@ describe('research run on the dev server', () => {
           wrote: expect.stringMatching(/^VERIFIED/),
         });
       }
+    });
+  });
+
+  it('writes once when a boardWrite attempt is retried after the supervisor accepted it', async () => {
+    const routes = {
+      [factRoute('Initech', 'revenue')]: verifyScript(web.base, 'Initech', '/initech', '42,000', 10_000),
+      [factRoute('Initech', 'employees')]: verifyScript(web.base, 'Initech', '/initech', '12', 10_000),
+    };
+    const { worker, taskQueue } = await researchWorker(routes);
+    const runId = runIdFor('retried-write');
+    const w1 = researchWorkerId(runId, 1);
+    await worker.runUntil(async () => {
+      const handle = await startRun(taskQueue, {
+        runId,
+        question: 'Initech figures',
+        entities: ['Initech'],
+        fields: ['revenue', 'employees'],
+      });
+      await waitFor(async () => (await handle.query(statusQuery)).facts.every((fact) => fact.state === 'PENDING'));
+      const { boardWrite } = createResearchActivities(env.client, undefined as never);
+      const args = {
+        supervisorId: researchWorkflowId(runId),
+        request: {
+          author: { role: 'worker' as const, id: w1 },
+          draft: { type: 'UNVERIFIED' as const, body: { entity: 'Initech', field: 'revenue', reason: 'paywalled' } },
+        },
+      };
+      // Two attempts of one activity (its first worker died before reporting): the same id, attempt 1 then 2.
+      const info = { workflowExecution: { workflowId: w1, runId: 'r1' }, activityId: '4' };
+      const logger = new DefaultLogger('ERROR');
+      const attempt = (n: number): Promise<BoardWriteOutcome> =>
+        new MockActivityEnvironment({ ...info, attempt: n }, { logger }).run(boardWrite, args);
+      const first = await attempt(1);
+      const second = await attempt(2);
+      expect(first.ok).toBe(true);
+      expect(second).toEqual(first);
+      expect(ofType(await handle.query(boardQuery), 'UNVERIFIED')).toHaveLength(1);
+      await handle.terminate('test done');
     });
   });
 
