@@ -63,13 +63,19 @@ export function stateBytes(state: Scratchpad): number {
   return utf8Length(JSON.stringify(state));
 }
 
-/** An update that would grow the whole state past {@link MAX_STATE_BYTES}; shrinking is always allowed. */
-export function stateSizeViolation(before: Scratchpad, after: Scratchpad): string | null {
+/** The size `after` would grow to past {@link MAX_STATE_BYTES}, or null: shrinking is always allowed. */
+function grownPastCap(before: Scratchpad, after: Scratchpad): number | null {
   const json = JSON.stringify(after);
   // A UTF-16 unit is at most three UTF-8 bytes: most states are decided without counting bytes.
   if (json.length * 3 <= MAX_STATE_BYTES) return null;
   const size = utf8Length(json);
-  if (size <= MAX_STATE_BYTES || size <= stateBytes(before)) return null;
+  return size <= MAX_STATE_BYTES || size <= stateBytes(before) ? null : size;
+}
+
+/** An update that would grow the whole state past {@link MAX_STATE_BYTES}. */
+export function stateSizeViolation(before: Scratchpad, after: Scratchpad): string | null {
+  const size = grownPastCap(before, after);
+  if (size === null) return null;
   return `the scratchpad would grow to ${size} bytes (limit ${MAX_STATE_BYTES}); condense or CLEAR something first`;
 }
 
@@ -85,8 +91,9 @@ export function confidenceWarning(value: unknown): string | null {
  * model update meets, so no path grows the state past it. The list caps are the model's: a user may queue more.
  */
 export function queueViolation(before: Scratchpad, after: Scratchpad): string | null {
-  const refusal = stateSizeViolation(before, after);
-  return refusal && `${refusal.split(';')[0]}: let the agent work through its queue, or queue shorter tasks`;
+  const size = grownPastCap(before, after);
+  if (size === null) return null;
+  return `the scratchpad would grow to ${size} bytes (limit ${MAX_STATE_BYTES}): let the agent work through its queue, or queue shorter tasks`;
 }
 
 /** Why an imported state may not be adopted: it must fit the size cap the agent's own states keep. */

@@ -1,40 +1,20 @@
-import { execFile } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { type CliRun, runCli } from '../helpers/cli';
 import YAML from 'yaml';
 import type { Scratchpad } from '../../src/core/scratchpad';
 
-const BIN = path.resolve(__dirname, '..', '..', 'bin', 'scratchpad.js');
 let home: string;
 let counter = 0;
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function scratchpad(args: string[], env: Record<string, string> = {}, input?: string): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      process.execPath,
-      [BIN, ...args],
-      {
-        env: {
-          PATH: process.env.PATH ?? '',
-          HOME: home,
-          SCRATCHPAD_HOME: home,
-          TEMPORAL_ADDRESS: process.env.TEMPORAL_TEST_ADDRESS ?? '',
-          SCRATCHPAD_TASK_QUEUE: `cli-${process.pid}`,
-          ...env,
-        },
-        timeout: 60_000,
-      },
-      (error, stdout, stderr) =>
-        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
-    );
-    if (input !== undefined) child.stdin?.end(input);
+function scratchpad(args: string[], env: Record<string, string> = {}, input?: string): Promise<CliRun> {
+  return runCli(args, {
+    home,
+    taskQueue: `cli-${process.pid}`,
+    env,
+    ...(input !== undefined && { input }),
+    timeoutMs: 60_000,
   });
 }
 

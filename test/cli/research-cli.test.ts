@@ -1,30 +1,12 @@
-import { execFile } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { type CliRun, runCli } from '../helpers/cli';
 
-const BIN = path.resolve(__dirname, '..', '..', 'bin', 'scratchpad.js');
 let home: string;
 
-function scratchpad(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      {
-        env: {
-          PATH: process.env.PATH ?? '',
-          HOME: home,
-          SCRATCHPAD_HOME: home,
-          TEMPORAL_ADDRESS: process.env.TEMPORAL_TEST_ADDRESS ?? '',
-          SCRATCHPAD_TASK_QUEUE: `cli-research-${process.pid}`,
-        },
-        timeout: 90_000,
-      },
-      (error, stdout, stderr) =>
-        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
-    );
-  });
+function scratchpad(args: string[]): Promise<CliRun> {
+  return runCli(args, { home, taskQueue: `cli-research-${process.pid}` });
 }
 
 jest.setTimeout(120_000);

@@ -1,32 +1,12 @@
-import { execFile } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { type CliRun, runCli } from '../helpers/cli';
 
-// Runs bin/, which loads dist/: `npm run build` first.
-const BIN = path.resolve(__dirname, '..', '..', 'bin', 'scratchpad.js');
 let home: string;
 
-function scratchpad(args: string[], env: Record<string, string> = {}) {
-  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      {
-        env: {
-          PATH: process.env.PATH ?? '',
-          HOME: home,
-          SCRATCHPAD_HOME: home,
-          TEMPORAL_ADDRESS: process.env.TEMPORAL_TEST_ADDRESS ?? '',
-          SCRATCHPAD_TASK_QUEUE: `staged-cli-${process.pid}-${Date.now()}`,
-          ...env,
-        },
-        timeout: 90_000,
-      },
-      (error, stdout, stderr) =>
-        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
-    );
-  });
+function scratchpad(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  return runCli(args, { home, taskQueue: `staged-cli-${process.pid}-${Date.now()}`, env });
 }
 
 async function scriptedModel(lines: object[]): Promise<string> {

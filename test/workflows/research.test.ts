@@ -67,6 +67,18 @@ function startRun(taskQueue: string, input: ResearchInput) {
   });
 }
 
+/** A run over Initech's revenue and employees, once both workers have claimed their fact. */
+async function startInitechClaimed(taskQueue: string, runId: string) {
+  const handle = await startRun(taskQueue, {
+    runId,
+    question: 'Initech figures',
+    entities: ['Initech'],
+    fields: ['revenue', 'employees'],
+  });
+  await waitFor(async () => (await handle.query(statusQuery)).facts.every((fact) => fact.state === 'PENDING'));
+  return handle;
+}
+
 const ofType = (board: BoardEntry[], type: BoardEntry['type']) => board.filter((entry) => entry.type === type);
 
 describe('research run on the dev server', () => {
@@ -132,13 +144,7 @@ describe('research run on the dev server', () => {
     const w1 = researchWorkerId(runId, 1);
     const w2 = researchWorkerId(runId, 2);
     await worker.runUntil(async () => {
-      const handle = await startRun(taskQueue, {
-        runId,
-        question: 'Initech figures',
-        entities: ['Initech'],
-        fields: ['revenue', 'employees'],
-      });
-      await waitFor(async () => (await handle.query(statusQuery)).facts.every((fact) => fact.state === 'PENDING'));
+      const handle = await startInitechClaimed(taskQueue, runId);
       const before = await handle.query(boardQuery);
       const fact = { entity: 'Initech', field: 'revenue' };
       const url = `${b}/initech`;
@@ -212,13 +218,7 @@ describe('research run on the dev server', () => {
     const runId = runIdFor('retried-write');
     const w1 = researchWorkerId(runId, 1);
     await worker.runUntil(async () => {
-      const handle = await startRun(taskQueue, {
-        runId,
-        question: 'Initech figures',
-        entities: ['Initech'],
-        fields: ['revenue', 'employees'],
-      });
-      await waitFor(async () => (await handle.query(statusQuery)).facts.every((fact) => fact.state === 'PENDING'));
+      const handle = await startInitechClaimed(taskQueue, runId);
       const { boardWrite } = createResearchActivities(env.client, undefined as never);
       const args = {
         supervisorId: researchWorkflowId(runId),
