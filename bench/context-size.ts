@@ -6,7 +6,7 @@ import { ScriptedProvider } from '../src/activities/model/scripted';
 import { type AgentTarget } from '../src/client/agent-client';
 import { DEFAULT_BUDGET_CHARS } from '../src/core/budget';
 import { registerSearchAttributes } from '../src/client/register-search-attributes';
-import { WORKFLOWS_PATH, workerSinks } from '../src/worker/worker';
+import { WORKFLOWS_PATH, workerSinks, workflowBundleOptions } from '../src/worker/worker';
 import { benchToolSetup } from './cycle-script';
 import { measureCycles } from './context-cycles';
 import { formatContextReport } from './context-format';
@@ -60,7 +60,7 @@ async function converse(
   activities: ReturnType<typeof createActivities>,
 ): Promise<ConversationRun> {
   progress(`bundling ${WORKFLOWS_PATH}`);
-  const workflowBundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger });
+  const workflowBundle = await bundleWorkflowCode({ ...workflowBundleOptions(), logger: quietLogger });
   const taskQueue = `bench-context-size-${process.pid}-${Date.now()}`;
   const worker = await Worker.create({
     connection: context.connection,

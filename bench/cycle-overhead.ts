@@ -1,7 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, bundleWorkflowCode } from '@temporalio/worker';
 import { registerSearchAttributes } from '../src/client/register-search-attributes';
-import { WORKFLOWS_PATH } from '../src/worker/worker';
+import { workflowBundleOptions } from '../src/worker/worker';
 import { type BenchOptions, parseBenchOptions } from './bench-options';
 import { benchToolSetup } from './cycle-script';
 import { timeInProcessCycle } from './in-process-cycle';
@@ -9,6 +9,8 @@ import { measureRuns, progress } from './measure';
 import { buildReport, formatReport, summarize } from './report';
 import { type TemporalContext, measureTemporalModes } from './temporal-runs';
 import { type TemporalTarget, openTemporalTarget } from './temporal-target';
+
+const FLOOR = require.resolve('./floor-workflow');
 
 type Cleanup = () => Promise<void> | void;
 
@@ -21,9 +23,9 @@ const quietLogger = {
   error: (message: string) => progress(`bundler: ${message}`),
 };
 
-async function bundle(workflowsPath: string) {
-  progress(`bundling ${workflowsPath}`);
-  return bundleWorkflowCode({ workflowsPath, logger: quietLogger });
+async function bundle(options: { workflowsPath: string; preloadModules: string[] }) {
+  progress(`bundling ${options.workflowsPath}`);
+  return bundleWorkflowCode({ ...options, logger: quietLogger });
 }
 
 async function connect(target: TemporalTarget, cleanups: Cleanup[]): Promise<TemporalContext> {
@@ -47,8 +49,9 @@ async function run(options: BenchOptions, cleanups: Cleanup[]): Promise<void> {
   );
 
   const bundles = {
-    agentCycle: await bundle(WORKFLOWS_PATH),
-    floor: await bundle(require.resolve('./floor-workflow')),
+    agentCycle: await bundle(workflowBundleOptions()),
+    // Both shapes share their modules among executions alike.
+    floor: await bundle({ workflowsPath: FLOOR, preloadModules: [FLOOR] }),
   };
   const target = await openTemporalTarget(options);
   cleanups.push(() => target.stop());

@@ -1,6 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, bundleWorkflowCode } from '@temporalio/worker';
-import { WORKFLOWS_PATH } from '../src/worker/worker';
+import { workflowBundleOptions } from '../src/worker/worker';
 import { benchToolSetup } from './cycle-script';
 import type { TemporalTarget } from './temporal-target';
 import { type BenchWorkers, startBenchWorkers } from './throughput-workers';
@@ -13,6 +13,7 @@ export interface BenchSession {
 }
 
 const quiet = new DefaultLogger('ERROR');
+const FLOOR = require.resolve('./floor-entity');
 
 /** Opens the server, bundles both shapes' workflows, starts the workers asked for, and tears it all down after. */
 export async function withBenchSession<T>(
@@ -26,8 +27,9 @@ export async function withBenchSession<T>(
   const clientConnection = await Connection.connect({ address: target.address });
   const client = new Client({ connection: clientConnection, namespace: target.namespace });
   const bundles = {
-    agent: await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quiet }),
-    floor: await bundleWorkflowCode({ workflowsPath: require.resolve('./floor-entity'), logger: quiet }),
+    agent: await bundleWorkflowCode({ ...workflowBundleOptions(), logger: quiet }),
+    // The project's worker shares its workflow modules among executions; the floor's worker does the same.
+    floor: await bundleWorkflowCode({ workflowsPath: FLOOR, preloadModules: [FLOOR], logger: quiet }),
   };
   const workers = await startBenchWorkers(connection, client, target.namespace, bundles, setup, shapes);
   try {

@@ -33,7 +33,7 @@ import { MAX_COMPLETED_TASKS } from '../src/core/state-caps';
 import { startDevServer } from '../src/dev-server/dev-server';
 import { agentIdKey } from '../src/common/search-attributes';
 import { startStaged } from '../src/client/staged-client';
-import { WORKFLOWS_PATH, workerSinks } from '../src/worker/worker';
+import { workerSinks, workflowWorkerOptions } from '../src/worker/worker';
 import {
   directiveSignal,
   enqueueUpdate,
@@ -306,7 +306,7 @@ async function record(session: Session, recording: Recording): Promise<void> {
   const worker = await Worker.create({
     connection: session.connection,
     taskQueue,
-    workflowsPath: WORKFLOWS_PATH,
+    ...workflowWorkerOptions(),
     sinks: workerSinks(),
     activities: createActivities({
       resolveModel: createModelResolver({ defaultSpec: 'scripted:fixture', providers: { 'scripted:fixture': model } }),

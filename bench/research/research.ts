@@ -15,7 +15,7 @@ import { createModelResolver } from '../../src/activities/model/registry';
 import { RoutedScriptedProvider } from '../../src/activities/model/routed';
 import { factRoute, fixturePages, serveFixtureWeb } from '../../src/cli/research-fixture';
 import { researchWorkflowId } from '../../src/common/ids';
-import { WORKFLOWS_PATH, workerSinks } from '../../src/worker/worker';
+import { workerSinks, workflowWorkerOptions } from '../../src/worker/worker';
 import { parseBenchOptions } from '../bench-options';
 import { formatMs, median, progress } from '../measure';
 import { openTemporalTarget } from '../temporal-target';
@@ -70,7 +70,7 @@ async function main(): Promise<void> {
     connection,
     namespace: target.namespace,
     taskQueue,
-    workflowsPath: WORKFLOWS_PATH,
+    ...workflowWorkerOptions(),
     sinks: workerSinks(),
     activities: { ...activities, boardWrite: timedWrite },
     maxConcurrentActivityTaskExecutions: 64,

@@ -40,7 +40,7 @@ export function createActivities(dependencies: ActivityDependencies) {
   return {
     /** One model call. Retries belong to Temporal: providers never retry on their own. */
     async callModel(request: ModelRequest): Promise<ModelResponse> {
-      const parsed = ModelRequestSchema.safeParse(request);
+      const parsed = ModelRequestSchema().safeParse(request);
       if (!parsed.success) {
         throw ApplicationFailure.nonRetryable(`invalid model request: ${parsed.error.message}`, ModelError.BadRequest);
       }

@@ -35,7 +35,9 @@ async function startOptions(client: Client, target: AgentTarget) {
   };
   const previous = await describeAgent(client, target.agentId);
   if (previous && previous.status.name !== 'RUNNING') {
-    const scratchpad = ScratchpadSchema.safeParse((previous.memo as { scratchpad?: unknown } | undefined)?.scratchpad);
+    const scratchpad = ScratchpadSchema().safeParse(
+      (previous.memo as { scratchpad?: unknown } | undefined)?.scratchpad,
+    );
     const cycleCount = previous.typedSearchAttributes.get(cycleCountKey) ?? 0;
     if (scratchpad.success) input.scratchpad = scratchpad.data;
     input.carried = {

@@ -13,7 +13,7 @@ type History = temporal.api.history.v1.IHistory;
 
 /** The scratchpad with keys in seed 000's order (task state first, then the five sections). */
 export function orderedScratchpad(state: Scratchpad): Scratchpad {
-  return ScratchpadSchema.parse(state);
+  return ScratchpadSchema().parse(state);
 }
 
 /** YAML as seed 000 writes it: block style, keys in schema order. */

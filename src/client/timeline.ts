@@ -4,7 +4,7 @@ import { type Change, diffScratchpads } from '../core/diff';
 import type { Scratchpad } from '../core/scratchpad';
 import { cycleStatesFromHistory } from './snapshots';
 import type { TimelineEntry, TimelineSinks } from '../common/timeline-sink';
-import { WORKFLOWS_PATH } from '../config/paths';
+import { workflowWorkerOptions } from '../config/paths';
 
 export interface TimelineStep extends TimelineEntry {
   changes: Change[];
@@ -29,7 +29,7 @@ export async function replayTimeline(
       },
     },
   };
-  await Worker.runReplayHistory({ workflowsPath: WORKFLOWS_PATH, sinks }, history, workflowId);
+  await Worker.runReplayHistory({ ...workflowWorkerOptions(), sinks }, history, workflowId);
   const before = cycleStatesFromHistory(history).input.before;
   let previous = before;
   const steps = entries.map((entry) => {

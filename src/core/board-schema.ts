@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BOARD_LIMITS } from './research-limits';
+import { held } from './held';
 
 export { BOARD_LIMITS };
 
@@ -14,27 +15,28 @@ const url = z
 export const ROLES = ['supervisor', 'worker', 'user'] as const;
 export type Role = (typeof ROLES)[number];
 
-export const AuthorSchema = z.strictObject({ role: z.enum(ROLES), id: name });
-export type Author = z.infer<typeof AuthorSchema>;
+export const AuthorSchema = held(z.strictObject({ role: z.enum(ROLES), id: name }));
+export type Author = z.infer<ReturnType<typeof AuthorSchema>>;
 
 /** Where a VERIFIED value was seen: the stored observation of the worker's `web_fetch`, by id or by step. */
-export const EvidenceSchema = z
-  .strictObject({
-    observationId: z
-      .string()
-      .regex(/^[0-9a-f]{16}$/)
-      .optional(),
-    step: z.number().int().nonnegative().optional(),
-  })
-  .refine((evidence) => evidence.observationId !== undefined || evidence.step !== undefined, {
-    message: 'evidence needs an observationId or a step',
-  });
-export type Evidence = z.infer<typeof EvidenceSchema>;
+export const EvidenceSchema = held(
+  z
+    .strictObject({
+      observationId: z
+        .string()
+        .regex(/^[0-9a-f]{16}$/)
+        .optional(),
+      step: z.number().int().nonnegative().optional(),
+    })
+    .refine((evidence) => evidence.observationId !== undefined || evidence.step !== undefined, {
+      message: 'evidence needs an observationId or a step',
+    }),
+);
+export type Evidence = z.infer<ReturnType<typeof EvidenceSchema>>;
 
 const fact = { entity: name, field: name };
 
-/** The body of each entry type: the seed's fields, capped. Facts are named by entity and field. */
-export const ENTRY_BODIES = {
+const BODIES = {
   STRATEGY: z.strictObject({
     goal: text,
     entities: z.array(name).min(1).max(BOARD_LIMITS.list),
@@ -44,7 +46,7 @@ export const ENTRY_BODIES = {
     directives: z.array(text).max(BOARD_LIMITS.list).default([]),
   }),
   PENDING: z.strictObject({ ...fact, assignedTo: name, searchHint: text.optional() }),
-  VERIFIED: z.strictObject({ ...fact, value: name, sourceUrl: url, retrievedBy: name, evidence: EvidenceSchema }),
+  VERIFIED: z.strictObject({ ...fact, value: name, sourceUrl: url, retrievedBy: name, evidence: EvidenceSchema() }),
   UNVERIFIED: z.strictObject({ ...fact, claimedValue: name.optional(), reason: text }),
   FAILED_URL: z.strictObject({ ...fact, url, failureReason: text, triedBy: name }),
   TOMBSTONE: z.strictObject({ ...fact, url, failureReason: text, permanent: z.literal(true) }),
@@ -58,9 +60,12 @@ export const ENTRY_BODIES = {
   }),
 } as const;
 
-export type EntryType = keyof typeof ENTRY_BODIES;
-export const ENTRY_TYPES = Object.keys(ENTRY_BODIES) as EntryType[];
-export type EntryBody<T extends EntryType> = z.output<(typeof ENTRY_BODIES)[T]>;
+/** The body of each entry type: the seed's fields, capped. Facts are named by entity and field. */
+export const ENTRY_BODIES = held(BODIES);
+
+export type EntryType = keyof typeof BODIES;
+export const ENTRY_TYPES = Object.keys(BODIES) as EntryType[];
+export type EntryBody<T extends EntryType> = z.output<(typeof BODIES)[T]>;
 
 /** Entry types that move one entity/field fact through its states. */
 export const FACT_TYPES = ['PENDING', 'VERIFIED', 'UNVERIFIED', 'FAILED_URL', 'TOMBSTONE'] as const;
@@ -71,12 +76,14 @@ export function isFactType(type: EntryType): type is FactType {
 }
 
 /** What a writer submits: a type and its body. The board adds id, author, turn and time. */
-export const DraftSchema = z.discriminatedUnion(
-  'type',
-  ENTRY_TYPES.map((type) => z.strictObject({ type: z.literal(type), body: ENTRY_BODIES[type] })) as unknown as [
-    z.ZodObject,
-    z.ZodObject,
-  ],
+export const DraftSchema = held(
+  z.discriminatedUnion(
+    'type',
+    ENTRY_TYPES.map((type) => z.strictObject({ type: z.literal(type), body: BODIES[type] })) as unknown as [
+      z.ZodObject,
+      z.ZodObject,
+    ],
+  ),
 );
 export type Draft = { [T in EntryType]: { type: T; body: EntryBody<T> } }[EntryType];
 

@@ -1,54 +1,63 @@
 import { z } from 'zod';
+import { held } from './held';
 
-export const MessageSchema = z.object({ role: z.enum(['user', 'assistant']), content: z.string() });
-export type Message = z.infer<typeof MessageSchema>;
+export const MessageSchema = held(z.object({ role: z.enum(['user', 'assistant']), content: z.string() }));
+export type Message = z.infer<ReturnType<typeof MessageSchema>>;
 
-export const SystemPromptIdSchema = z.enum([
-  'cycle',
-  'respond',
-  'respond_single',
-  'reflect',
-  'staged',
-  'staged_plan',
-  'research_worker',
-  'research_strategy',
-]);
-export type SystemPromptId = z.infer<typeof SystemPromptIdSchema>;
+export const SystemPromptIdSchema = held(
+  z.enum([
+    'cycle',
+    'respond',
+    'respond_single',
+    'reflect',
+    'staged',
+    'staged_plan',
+    'research_worker',
+    'research_strategy',
+  ]),
+);
+export type SystemPromptId = z.infer<ReturnType<typeof SystemPromptIdSchema>>;
 
 /**
  * What a workflow asks of `callModel`. The system prompt and tool schemas are named, not
  * carried, so every iteration's history stays small; the activity resolves them.
  */
-export const ModelRequestSchema = z.object({
-  system: SystemPromptIdSchema,
-  messages: z.array(MessageSchema).min(1),
-  tools: z.array(z.string()),
-  toolChoice: z.union([z.enum(['auto', 'any']), z.object({ name: z.string() })]).default('auto'),
-  /** Provider spec overriding the worker's default, e.g. a cheaper reflect model. */
-  model: z.string().optional(),
-  maxTokens: z.number().int().positive().default(2048),
-});
-export type ModelRequest = z.input<typeof ModelRequestSchema>;
+export const ModelRequestSchema = held(
+  z.object({
+    system: SystemPromptIdSchema(),
+    messages: z.array(MessageSchema()).min(1),
+    tools: z.array(z.string()),
+    toolChoice: z.union([z.enum(['auto', 'any']), z.object({ name: z.string() })]).default('auto'),
+    /** Provider spec overriding the worker's default, e.g. a cheaper reflect model. */
+    model: z.string().optional(),
+    maxTokens: z.number().int().positive().default(2048),
+  }),
+);
+export type ModelRequest = z.input<ReturnType<typeof ModelRequestSchema>>;
 
-export const UsageSchema = z.object({
-  inputTokens: z.number(),
-  outputTokens: z.number(),
-  cacheReadTokens: z.number(),
-  cacheWriteTokens: z.number(),
-});
-export type Usage = z.infer<typeof UsageSchema>;
+export const UsageSchema = held(
+  z.object({
+    inputTokens: z.number(),
+    outputTokens: z.number(),
+    cacheReadTokens: z.number(),
+    cacheWriteTokens: z.number(),
+  }),
+);
+export type Usage = z.infer<ReturnType<typeof UsageSchema>>;
 
-export const ToolCallSchema = z.object({ id: z.string(), name: z.string(), input: z.unknown() });
-export type ToolCall = z.infer<typeof ToolCallSchema>;
+export const ToolCallSchema = held(z.object({ id: z.string(), name: z.string(), input: z.unknown() }));
+export type ToolCall = z.infer<ReturnType<typeof ToolCallSchema>>;
 
-export const ModelResponseSchema = z.object({
-  text: z.string(),
-  toolCalls: z.array(ToolCallSchema),
-  stopReason: z.string().nullable(),
-  usage: UsageSchema,
-  model: z.string(),
-});
-export type ModelResponse = z.infer<typeof ModelResponseSchema>;
+export const ModelResponseSchema = held(
+  z.object({
+    text: z.string(),
+    toolCalls: z.array(ToolCallSchema()),
+    stopReason: z.string().nullable(),
+    usage: UsageSchema(),
+    model: z.string(),
+  }),
+);
+export type ModelResponse = z.infer<ReturnType<typeof ModelResponseSchema>>;
 
 export const ZERO_USAGE: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
 

@@ -1,25 +1,30 @@
 import { z } from 'zod';
 import { headCodePoints } from './text';
+import { held } from './held';
 
 /** What a tool returned, as the model and the notes see it. Extra fields (metadata) pass through. */
-export const ObservationSchema = z.looseObject({
-  ok: z.boolean(),
-  result: z.unknown().optional(),
-  error: z.string().optional(),
-});
-export type Observation = z.infer<typeof ObservationSchema>;
+export const ObservationSchema = held(
+  z.looseObject({
+    ok: z.boolean(),
+    result: z.unknown().optional(),
+    error: z.string().optional(),
+  }),
+);
+export type Observation = z.infer<ReturnType<typeof ObservationSchema>>;
 
-export const ToolCallInputSchema = z.object({
-  cycleId: z.string(),
-  step: z.number().int().nonnegative(),
-  name: z.string(),
-  args: z.record(z.string(), z.unknown()),
-  /** The cycle's agent: entries it stored with no expiry (archives) stay readable by its later cycles. */
-  agentId: z.string().optional(),
-  /** A research investigation's board (the supervisor's id): `web_fetch` refuses the URLs it has tombstoned. */
-  boardId: z.string().optional(),
-});
-export type ToolCallInput = z.infer<typeof ToolCallInputSchema>;
+export const ToolCallInputSchema = held(
+  z.object({
+    cycleId: z.string(),
+    step: z.number().int().nonnegative(),
+    name: z.string(),
+    args: z.record(z.string(), z.unknown()),
+    /** The cycle's agent: entries it stored with no expiry (archives) stay readable by its later cycles. */
+    agentId: z.string().optional(),
+    /** A research investigation's board (the supervisor's id): `web_fetch` refuses the URLs it has tombstoned. */
+    boardId: z.string().optional(),
+  }),
+);
+export type ToolCallInput = z.infer<ReturnType<typeof ToolCallInputSchema>>;
 
 /** Seed 002 cuts a small tool result to this many characters in notes (superseding seed 000's 300). */
 export const NOTE_RESULT_CHARS = 1500;

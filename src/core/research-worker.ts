@@ -73,7 +73,7 @@ export interface FactOwner {
 
 /** A `board_write` call turned into a board draft for this worker's fact, or the reason it cannot be one. */
 export function draftFromBoardWrite(args: unknown, input: FactOwner): Draft | string {
-  const parsed = TOOL_ARGS.board_write.safeParse(args);
+  const parsed = TOOL_ARGS.board_write().safeParse(args);
   if (!parsed.success) return `invalid board_write arguments: ${parsed.error.issues[0]?.message ?? 'unknown'}`;
   const call = parsed.data;
   const fact = { entity: input.entity, field: input.field };

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { BOARD_LIMITS, type BoardEntry, type EntryBody, type FactView, facts } from './board';
 import type { ResearchPlan } from './research-plan';
 import type { Usage } from './model';
+import { held } from './held';
 
 /** Model usage of a run (the supervisor's planning, every worker's), in total, by model, and its price (null: unknown). */
 export interface ResearchUsage {
@@ -14,34 +15,36 @@ export { WORKER_TOOLS } from './research-limits';
 
 const name = z.string().trim().min(1).max(BOARD_LIMITS.name);
 
-export const ResearchInputSchema = z.strictObject({
-  runId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'use letters, digits, ".", "_" or "-"'),
-  question: z.string().trim().min(1).max(BOARD_LIMITS.text),
-  /** Left out, the supervisor's model plans them from the question (`core/research-plan`). */
-  entities: z.array(name).min(1).max(BOARD_LIMITS.list).optional(),
-  fields: z.array(name).min(1).max(BOARD_LIMITS.list).optional(),
-  /** Workers running at once. */
-  maxWorkers: z.number().int().min(1).max(64).default(4),
-  /** Workers one fact may use (first claim and re-delegations) before it counts as missing. */
-  maxAttemptsPerFact: z.number().int().min(1).max(10).default(3),
-  /** Model turns one worker may take. */
-  maxWorkerTurns: z.number().int().min(1).max(50).default(8),
-  /** Wall-clock budget of the run in milliseconds (workflow time). */
-  timeLimitMs: z
-    .number()
-    .int()
-    .positive()
-    .default(30 * 60_000),
-  /** The supervisor's model, which plans entities and fields the input leaves out. */
-  model: z.string().min(1).optional(),
-  workerModel: z.string().min(1).optional(),
-  /** History length at which the supervisor continues as new, well before Temporal's limits (issue: < 10,000). */
-  continueAsNewEvents: z.number().int().min(40).max(9000).default(8000),
-  /** Mirror accepted entries to this Redis URL (`SCRATCHPAD_BOARD`). */
-  mirror: z.string().min(1).optional(),
-});
-export type ResearchInput = z.input<typeof ResearchInputSchema>;
-export type ParsedResearchInput = z.output<typeof ResearchInputSchema>;
+export const ResearchInputSchema = held(
+  z.strictObject({
+    runId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'use letters, digits, ".", "_" or "-"'),
+    question: z.string().trim().min(1).max(BOARD_LIMITS.text),
+    /** Left out, the supervisor's model plans them from the question (`core/research-plan`). */
+    entities: z.array(name).min(1).max(BOARD_LIMITS.list).optional(),
+    fields: z.array(name).min(1).max(BOARD_LIMITS.list).optional(),
+    /** Workers running at once. */
+    maxWorkers: z.number().int().min(1).max(64).default(4),
+    /** Workers one fact may use (first claim and re-delegations) before it counts as missing. */
+    maxAttemptsPerFact: z.number().int().min(1).max(10).default(3),
+    /** Model turns one worker may take. */
+    maxWorkerTurns: z.number().int().min(1).max(50).default(8),
+    /** Wall-clock budget of the run in milliseconds (workflow time). */
+    timeLimitMs: z
+      .number()
+      .int()
+      .positive()
+      .default(30 * 60_000),
+    /** The supervisor's model, which plans entities and fields the input leaves out. */
+    model: z.string().min(1).optional(),
+    workerModel: z.string().min(1).optional(),
+    /** History length at which the supervisor continues as new, well before Temporal's limits (issue: < 10,000). */
+    continueAsNewEvents: z.number().int().min(40).max(9000).default(8000),
+    /** Mirror accepted entries to this Redis URL (`SCRATCHPAD_BOARD`). */
+    mirror: z.string().min(1).optional(),
+  }),
+);
+export type ResearchInput = z.input<ReturnType<typeof ResearchInputSchema>>;
+export type ParsedResearchInput = z.output<ReturnType<typeof ResearchInputSchema>>;
 
 /** State carried across continue-as-new. */
 export interface ResearchCarry {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { held } from './held';
 
 /** Largest value one update may carry for one key (seed 001 `validate_updates`). */
 export const MAX_UPDATE_CHARS = 5000;
@@ -9,27 +10,29 @@ export const MAX_NOTES_CHARS = 10000;
 
 const text = z.string();
 
-export const CompletedTaskSchema = z.union([z.string(), z.object({ task: z.string(), summary: z.string() })]);
-export type CompletedTask = z.infer<typeof CompletedTaskSchema>;
+export const CompletedTaskSchema = held(z.union([z.string(), z.object({ task: z.string(), summary: z.string() })]));
+export type CompletedTask = z.infer<ReturnType<typeof CompletedTaskSchema>>;
 
 /**
  * The agent's whole memory: seed 000's task state followed by seed 001's five sections.
  * Key order is the snapshot (YAML) order.
  */
-export const ScratchpadSchema = z.object({
-  goals: z.array(z.string()),
-  current_task: z.string().nullable(),
-  pending_actions: z.array(z.string()),
-  completed_tasks: z.array(CompletedTaskSchema),
-  notes: z.string(),
-  last_updated: z.string().nullable(),
-  identity: z.object({ purpose: text, user: text, boundaries: text }),
-  understanding: z.object({ known: text, believed: text, unknown: text }),
-  trajectory: z.object({ now: text, path: text, later: text }),
-  workspace: text,
-  self: z.object({ confidence: text, attention: text, flags: text }),
-});
-export type Scratchpad = z.infer<typeof ScratchpadSchema>;
+export const ScratchpadSchema = held(
+  z.object({
+    goals: z.array(z.string()),
+    current_task: z.string().nullable(),
+    pending_actions: z.array(z.string()),
+    completed_tasks: z.array(CompletedTaskSchema()),
+    notes: z.string(),
+    last_updated: z.string().nullable(),
+    identity: z.object({ purpose: text, user: text, boundaries: text }),
+    understanding: z.object({ known: text, believed: text, unknown: text }),
+    trajectory: z.object({ now: text, path: text, later: text }),
+    workspace: text,
+    self: z.object({ confidence: text, attention: text, flags: text }),
+  }),
+);
+export type Scratchpad = z.infer<ReturnType<typeof ScratchpadSchema>>;
 
 /** The thirteen seed 001 `update_scratchpad` keys and where each lives. */
 export const SECTION_KEYS = {
@@ -129,7 +132,7 @@ export function normalizeScratchpad(input: unknown): Scratchpad {
       merged[key] = value;
     }
   }
-  return ScratchpadSchema.parse(merged);
+  return ScratchpadSchema().parse(merged);
 }
 
 /** Adds tasks to the queue; the first becomes `current_task` when none is set. */

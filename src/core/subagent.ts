@@ -33,7 +33,7 @@ export function subagentRefusal(depth: number, spawned: number): string | undefi
 export function parseSubagentArgs(
   args: unknown,
 ): { ok: true; task: string; context: string } | { ok: false; error: string } {
-  const parsed = TOOL_ARGS.spawn_subagent.safeParse(args);
+  const parsed = TOOL_ARGS.spawn_subagent().safeParse(args);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'args'}: ${issue.message}`);
     return { ok: false, error: `invalid spawn_subagent arguments: ${issues.join('; ')}` };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { BOARD_LIMITS, MAX_PLANNED_FACTS } from './research-limits';
-import { lazyRecord } from './lazy';
+import { lazyAccessors } from './lazy';
 import { READ_DEFAULT_CHARS, READ_MAX_BYTES, READ_MAX_CHARS } from './observation';
 import { MAX_SECTION_CHARS, UPDATE_KEYS } from './scratchpad';
 import { MAX_ITEM_CHARS } from './state-caps';
@@ -10,9 +10,10 @@ const updateValue = () =>
 
 /**
  * Argument schemas of every tool the model can be offered; provider tool definitions derive from these. Each is built
- * on first use: every workflow execution evaluates this module afresh, and most use one schema or none.
+ * on its first call (`TOOL_ARGS.echo()`): most workflows use one schema or none, and a worker that does not share its
+ * workflow modules (config/paths.ts) evaluates this module afresh in every execution.
  */
-export const TOOL_ARGS = lazyRecord({
+export const TOOL_ARGS = lazyAccessors({
   echo: () => z.object({ message: z.string().describe('Text to echo back') }),
   shell: () =>
     z.object({
@@ -197,7 +198,7 @@ export function isActivityTool(name: string): name is ActivityToolName {
 
 /** JSON Schema for a tool's arguments, for providers with native tool use. */
 export function toolInputSchema(name: ToolName): Record<string, unknown> {
-  const schema = z.toJSONSchema(TOOL_ARGS[name]) as Record<string, unknown>;
+  const schema = z.toJSONSchema(TOOL_ARGS[name]()) as Record<string, unknown>;
   delete schema.$schema;
   return schema;
 }

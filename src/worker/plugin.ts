@@ -8,7 +8,7 @@ import { type ActivityDependencies, createActivities } from '../activities';
 import { createModelResolver } from '../activities/model/registry';
 import type { ModelProvider } from '../activities/model/provider';
 import type { ToolOptions } from '../activities/tools/types';
-import { WORKFLOWS_PATH } from '../config/paths';
+import { SHARED_WORKFLOW_MODULES, WORKFLOWS_PATH } from '../config/paths';
 import { workerSinks } from './worker';
 
 /** What the plugin needs to run agents on a worker the user already has. */
@@ -76,11 +76,17 @@ export class ScratchpadPlugin extends SimplePlugin {
   // SimplePlugin has no sinks option; the workflows report to the timeline sink on every iteration.
   override configureWorker(options: WorkerOptions): WorkerOptions {
     const configured = super.configureWorker(options);
-    return { ...configured, sinks: { ...workerSinks(), ...configured.sinks } };
+    return { ...configured, sinks: { ...workerSinks(), ...configured.sinks }, bundlerOptions: shared(configured) };
   }
 
   override configureReplayWorker(options: ReplayWorkerOptions): ReplayWorkerOptions {
     const configured = super.configureReplayWorker(options);
-    return { ...configured, sinks: { ...workerSinks(), ...configured.sinks } };
+    return { ...configured, sinks: { ...workerSinks(), ...configured.sinks }, bundlerOptions: shared(configured) };
   }
+}
+
+/** The worker's bundler options with this package's workflow modules shared too (the user's own stay as given). */
+function shared(options: Pick<WorkerOptions, 'bundlerOptions'>): WorkerOptions['bundlerOptions'] {
+  const preload = options.bundlerOptions?.preloadModules ?? [];
+  return { ...options.bundlerOptions, preloadModules: [...new Set([...preload, ...SHARED_WORKFLOW_MODULES])] };
 }

@@ -11,9 +11,9 @@ import type { ObservationStore } from '../activities/observations/entry';
 import { openObservationStore } from '../activities/observations/open-store';
 
 /** Where the workflow code lives, for bundling and for replay. */
-import { WORKFLOWS_PATH } from '../config/paths';
+import { WORKFLOWS_PATH, workflowBundleOptions, workflowWorkerOptions } from '../config/paths';
 
-export { WORKFLOWS_PATH };
+export { WORKFLOWS_PATH, workflowBundleOptions, workflowWorkerOptions };
 
 /** Sinks the workflows call; the timeline sink only matters when a history is replayed (see timeline.ts). */
 export function workerSinks(): InjectedSinks<TimelineSinks> {
@@ -64,7 +64,7 @@ export async function createWorker(setup: WorkerSetup): Promise<Worker> {
     dataConverter,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.SCRATCHPAD_TASK_QUEUE,
-    workflowsPath: WORKFLOWS_PATH,
+    ...workflowWorkerOptions(),
     activities: createActivities({
       resolveModel,
       tools: toolOptions(config),

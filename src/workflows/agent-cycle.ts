@@ -39,7 +39,7 @@ const { gcObservations } = proxyLocalActivities<Activities>({
 });
 
 function parseInput(raw: CycleInput): ParsedCycleInput {
-  const parsed = CycleInputSchema.safeParse(raw);
+  const parsed = CycleInputSchema().safeParse(raw);
   // A ZodError thrown here would fail the workflow task forever; fail the workflow instead.
   if (!parsed.success) {
     throw ApplicationFailure.nonRetryable(`invalid cycle input: ${parsed.error.message}`, CycleError.BadInput);

@@ -93,20 +93,20 @@ export class AgentHome {
   }
 
   async send(args: unknown): Promise<SendResult> {
-    const { message } = SendArgsSchema.parse(args);
+    const { message } = SendArgsSchema().parse(args);
     const result = await this.queue.submit({ kind: 'chat', message });
     const { cycleId, outcome, error } = result.record;
     return { reply: result.reply ?? '', cycleId, outcome, ...(error ? { error } : {}) };
   }
 
   async runCycle(args: unknown): Promise<CycleRecord> {
-    const { tasks, maxIterations, model, priorScratchpad } = RunCycleArgsSchema.parse(args);
+    const { tasks, maxIterations, model, priorScratchpad } = RunCycleArgsSchema().parse(args);
     if (tasks.length > 0) await this.enqueueChecked(tasks, []);
     return (await this.queue.submit({ kind: 'task', trigger: 'task', maxIterations, model, priorScratchpad })).record;
   }
 
   async enqueue(args: unknown): Promise<{ current_task: string | null; pending_actions: string[] }> {
-    const { tasks, goals } = EnqueueArgsSchema.parse(args);
+    const { tasks, goals } = EnqueueArgsSchema().parse(args);
     const { current_task, pending_actions } = await this.enqueueChecked(tasks, goals);
     return { current_task, pending_actions };
   }
@@ -125,7 +125,7 @@ export class AgentHome {
   }
 
   async inject(args: unknown): Promise<string> {
-    const { section, content } = InjectArgsSchema.parse(args);
+    const { section, content } = InjectArgsSchema().parse(args);
     return this.mutated(() => {
       const outcome = safeApply(this.scratchpad, { [section]: content });
       // Validated against the state of the moment; a cycle may have changed it since, so report rather than throw.
@@ -136,16 +136,16 @@ export class AgentHome {
   }
 
   async import(state: unknown): Promise<void> {
-    const next = ScratchpadSchema.parse(state);
+    const next = ScratchpadSchema().parse(state);
     await this.mutated(() => (this.scratchpad = next));
   }
 
   configure(changes: Partial<AgentSettings>): AgentSettings {
-    return (this.settings = AgentSettingsSchema.parse({ ...this.settings, ...changes }));
+    return (this.settings = AgentSettingsSchema().parse({ ...this.settings, ...changes }));
   }
 
   wake(args: unknown): void {
-    const parsed = WakeArgsSchema.safeParse(args ?? {});
+    const parsed = WakeArgsSchema().safeParse(args ?? {});
     // A signal has no caller to answer: a bad one is logged (visible in the worker's log) and wakes nothing.
     if (!parsed.success) {
       log.warn('ignored a wake signal with invalid arguments', { error: z.prettifyError(parsed.error) });

@@ -16,7 +16,7 @@ export function validate(schema: z.ZodType, value: unknown): void {
 /** `runCycle` and `enqueue`: the tasks and goals must fit the caps of the state as it is now. */
 export function validateQueue(
   state: Scratchpad,
-  schema: typeof RunCycleArgsSchema | typeof EnqueueArgsSchema,
+  schema: ReturnType<typeof RunCycleArgsSchema> | ReturnType<typeof EnqueueArgsSchema>,
   args: unknown,
 ): void {
   validate(schema, args);
@@ -26,14 +26,14 @@ export function validateQueue(
 }
 
 export function validateInject(state: Scratchpad, args: unknown): void {
-  validate(InjectArgsSchema, args);
-  const { section, content } = InjectArgsSchema.parse(args);
+  validate(InjectArgsSchema(), args);
+  const { section, content } = InjectArgsSchema().parse(args);
   const outcome = safeApply(state, { [section]: content });
   if (!outcome.ok) throw new Error(outcome.error);
 }
 
 export function validateImport(state: unknown): void {
-  validate(ScratchpadSchema, state);
-  const refusal = importViolation(ScratchpadSchema.parse(state));
+  validate(ScratchpadSchema(), state);
+  const refusal = importViolation(ScratchpadSchema().parse(state));
   if (refusal) throw new Error(refusal);
 }

@@ -27,7 +27,7 @@ import { AgentHome } from './agent-home';
 import { validate, validateImport, validateInject, validateQueue } from './agent-validators';
 
 function parseInput(raw: AgentInput): ParsedAgentInput {
-  const parsed = AgentInputSchema.safeParse(raw);
+  const parsed = AgentInputSchema().safeParse(raw);
   // A ZodError thrown here would fail the workflow task forever; fail the workflow instead.
   if (!parsed.success) {
     throw ApplicationFailure.nonRetryable(`invalid agent input: ${parsed.error.message}`, AgentError.BadInput);
@@ -41,17 +41,17 @@ function registerHandlers(home: AgentHome): void {
   setHandler(cyclesQuery, () => home.cycles);
   setHandler(directivesQuery, () => home.directiveLog);
   setHandler(statusQuery, () => home.status());
-  setHandler(sendUpdate, (args) => home.send(args), { validator: (args) => validate(SendArgsSchema, args) });
+  setHandler(sendUpdate, (args) => home.send(args), { validator: (args) => validate(SendArgsSchema(), args) });
   setHandler(runCycleUpdate, (args) => home.runCycle(args), {
-    validator: (args) => validateQueue(home.scratchpad, RunCycleArgsSchema, args),
+    validator: (args) => validateQueue(home.scratchpad, RunCycleArgsSchema(), args),
   });
   setHandler(enqueueUpdate, (args) => home.enqueue(args), {
-    validator: (args) => validateQueue(home.scratchpad, EnqueueArgsSchema, args),
+    validator: (args) => validateQueue(home.scratchpad, EnqueueArgsSchema(), args),
   });
   setHandler(injectUpdate, (args) => home.inject(args), { validator: (args) => validateInject(home.scratchpad, args) });
   setHandler(importUpdate, (state) => home.import(state), { validator: (state) => validateImport(state) });
   setHandler(configureUpdate, (changes) => home.configure(changes), {
-    validator: (changes) => validate(AgentSettingsSchema, { ...home.settings, ...changes }),
+    validator: (changes) => validate(AgentSettingsSchema(), { ...home.settings, ...changes }),
   });
   setHandler(wakeSignal, (args) => home.wake(args));
   setHandler(directiveSignal, (text) => home.directive(text));

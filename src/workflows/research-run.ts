@@ -85,7 +85,7 @@ export class ResearchRun {
    * never come through here, so a request claiming its role is forged.
    */
   validate(request: WriteRequest): { author: Author; draft: Draft } {
-    const author = AuthorSchema.safeParse(request?.author);
+    const author = AuthorSchema().safeParse(request?.author);
     if (!author.success) throw new RefusedWrite(`invalid author: ${author.error.issues[0]?.message ?? 'malformed'}`);
     const type = String((request.draft as { type?: unknown } | undefined)?.type).slice(0, 40);
     const { role, id } = author.data;
@@ -97,7 +97,7 @@ export class ResearchRun {
     if (role === 'worker' && !this.active.has(id)) {
       throw new RefusedWrite(`worker ${id} may not write ${type}: [origin] not a running worker of this run`);
     }
-    const draft = DraftSchema.safeParse(request.draft);
+    const draft = DraftSchema().safeParse(request.draft);
     if (!draft.success) {
       const issue = draft.error.issues[0];
       throw new RefusedWrite(`invalid ${type} entry: ${issue?.path.join('.')} ${issue?.message ?? ''}`.trim());

@@ -47,7 +47,7 @@ const { mirrorEntries } = proxyActivities<Activities>({ startToCloseTimeout: '1m
  * URLs, re-delegates unverified facts, reads user directives into STRATEGY, and synthesises only through the gate.
  */
 export async function research(rawInput: ResearchInput, carry?: ResearchCarry): Promise<ResearchResult> {
-  const input = ResearchInputSchema.parse(rawInput);
+  const input = ResearchInputSchema().parse(rawInput);
   const { workflowId } = workflowInfo();
   const run = new ResearchRun(input, workflowId, Date.now(), carry);
   installHandlers(run);

@@ -18,7 +18,7 @@ import { StagedRun } from './staged-run';
  * outcome: `verified` needs a verification that ran and passed.
  */
 export async function stagedTask(rawInput: StagedInput): Promise<StagedResult> {
-  const parsed = StagedInputSchema.safeParse(rawInput);
+  const parsed = StagedInputSchema().safeParse(rawInput);
   // A ZodError thrown would fail the workflow task forever; a bad input fails the workflow instead.
   if (!parsed.success)
     throw ApplicationFailure.nonRetryable(`invalid staged input: ${parsed.error.message}`, 'StagedError.BadInput');

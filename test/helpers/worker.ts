@@ -15,7 +15,7 @@ import { ScriptedProvider, type ScriptEntry } from '../../src/activities/model/s
 import type { ToolOptions } from '../../src/activities/tools/types';
 import type { ObservationStore } from '../../src/activities/observations/entry';
 import { MemoryObservationStore } from '../../src/activities/observations/memory-store';
-import { workerSinks } from '../../src/worker/worker';
+import { workerSinks, workflowBundleOptions } from '../../src/worker/worker';
 import { testEnvironment, uniqueTaskQueue } from './temporal';
 
 // Worker state changes at INFO drown test output; keep warnings and errors.
@@ -27,7 +27,7 @@ try {
 
 /** Bundles the workflow code; call once per test file. */
 export function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
-  return bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows'), logger: quietLogger });
+  return bundleWorkflowCode({ ...workflowBundleOptions(), logger: quietLogger });
 }
 
 const quietLogger = {

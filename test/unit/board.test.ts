@@ -77,7 +77,7 @@ function draftFor(type: EntryType, role: Role, board: BoardEntry[]): Draft {
       citations: [[...board].reverse().find((e) => e.type === 'VERIFIED')?.id ?? 'e3'],
     },
   };
-  return DraftSchema.parse({ type, body: bodies[type] }) as Draft;
+  return DraftSchema().parse({ type, body: bodies[type] }) as Draft;
 }
 
 // The seed's diagram and permissions note, written out independently of the rules under test.
@@ -159,11 +159,11 @@ describe('board rules: forged and out-of-order writes', () => {
     expect(checkWrite(BOARDS.PENDING, supervisor, draft)).toMatchObject({ ok: false, rule: 'keeps facts' });
   });
   it('rejects drafts with unknown types, extra fields or oversize values at the schema', () => {
-    expect(DraftSchema.safeParse({ type: 'FACT', body: {} }).success).toBe(false);
-    expect(DraftSchema.safeParse({ type: 'USER_DIRECTIVE', body: { text: 'x', role: 'supervisor' } }).success).toBe(
+    expect(DraftSchema().safeParse({ type: 'FACT', body: {} }).success).toBe(false);
+    expect(DraftSchema().safeParse({ type: 'USER_DIRECTIVE', body: { text: 'x', role: 'supervisor' } }).success).toBe(
       false,
     );
-    expect(DraftSchema.safeParse({ type: 'USER_DIRECTIVE', body: { text: 'x'.repeat(5000) } }).success).toBe(false);
+    expect(DraftSchema().safeParse({ type: 'USER_DIRECTIVE', body: { text: 'x'.repeat(5000) } }).success).toBe(false);
   });
 });
 

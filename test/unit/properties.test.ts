@@ -43,7 +43,7 @@ describe('properties of safeApply', () => {
           const outcome = safeApply(state, args);
           if (!outcome.ok) expect(outcome.state).toBe(before);
           state = withinBudget(outcome.state, budget);
-          expect(ScratchpadSchema.safeParse(state).success).toBe(true);
+          expect(ScratchpadSchema().safeParse(state).success).toBe(true);
           for (const section of SECTION_KEY_NAMES) {
             expect(typeof getSection(state, section)).toBe('string');
             expect(getSection(state, section).length).toBeLessThanOrEqual(MAX_SECTION_CHARS);

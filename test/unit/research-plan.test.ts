@@ -88,7 +88,7 @@ describe('checkPlan: untrusted plan arguments, checked with the board limits', (
     if (!verdict.ok) return;
     const strategy = strategyOf(verdict.plan, (n) => `w${n}`);
     expect(strategy.assigned).toHaveLength(MAX_PLANNED_FACTS);
-    expect(ENTRY_BODIES.STRATEGY.safeParse(strategy).success).toBe(true);
+    expect(ENTRY_BODIES().STRATEGY.safeParse(strategy).success).toBe(true);
   });
 
   it("keeps the user's lists over the model's, whatever the model's hold", () => {
@@ -158,7 +158,7 @@ describe('the planning prompt', () => {
     expect(needsPlan({ question })).toBe(true);
     expect(needsPlan({ question, entities: ['a'] })).toBe(true);
     expect(needsPlan({ question, entities: ['a'], fields: ['b'] })).toBe(false);
-    expect(ResearchInputSchema.safeParse({ runId: 'r1', question, model: 'scripted:x' }).success).toBe(true);
-    expect(ResearchInputSchema.safeParse({ runId: 'r1', question, entities: [] }).success).toBe(false);
+    expect(ResearchInputSchema().safeParse({ runId: 'r1', question, model: 'scripted:x' }).success).toBe(true);
+    expect(ResearchInputSchema().safeParse({ runId: 'r1', question, entities: [] }).success).toBe(false);
   });
 });

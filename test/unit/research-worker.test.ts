@@ -23,7 +23,7 @@ const worker: WorkerInput = {
 describe("a research worker's investigation", () => {
   it('is a fresh cycle: the fact as purpose and task, the brief as workspace, research tools, one level down', () => {
     const cycleId = researchInvestigationId(worker.workerId);
-    const input = CycleInputSchema.parse(investigationInput(worker, cycleId));
+    const input = CycleInputSchema().parse(investigationInput(worker, cycleId));
     expect(input).toMatchObject({ cycleId, agentId: 'research/r1', maxIterations: 6, model: 'scripted:x' });
     expect(input.before.identity.purpose).toBe('Research Acme / revenue');
     expect(input.before.current_task).toBe('Research Acme / revenue');
@@ -46,7 +46,7 @@ describe("a research worker's investigation", () => {
       mayWrite: true,
     });
     // Its sub-agent keeps the board (tombstones) but may not write the fact, and is the last level that may run.
-    const sub = CycleInputSchema.parse(subagentInput(input, subagentCycleId(cycleId, 1), 'Find it', 'ctx'));
+    const sub = CycleInputSchema().parse(subagentInput(input, subagentCycleId(cycleId, 1), 'Find it', 'ctx'));
     expect(sub.research).toMatchObject({ workerId: worker.workerId, mayWrite: false });
     expect(sub.subagentDepth).toBe(MAX_SUBAGENT_DEPTH);
   });
@@ -54,7 +54,7 @@ describe("a research worker's investigation", () => {
   it('fits a long goal and tombstone list into WORKSPACE, keeping the fact line and the closing instruction', () => {
     const tombstoned = Array.from({ length: 64 }, (_, index) => `http://example.test/${'x'.repeat(2000)}/${index}`);
     const long = { ...worker, goal: 'g'.repeat(2000), tombstoned };
-    const input = CycleInputSchema.parse(investigationInput(long, researchInvestigationId(worker.workerId)));
+    const input = CycleInputSchema().parse(investigationInput(long, researchInvestigationId(worker.workerId)));
     expect(input.before.workspace.length).toBeLessThanOrEqual(MAX_SECTION_CHARS);
     expect(input.before.workspace.split('\n')[0]).toBe('Fact: Acme / revenue (attempt 2)');
     expect(input.before.workspace).toMatch(/…\nFinish with board_write: /);

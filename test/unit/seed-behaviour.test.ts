@@ -35,8 +35,8 @@ describe('characters, not UTF-16 units', () => {
   });
 
   it('counts a chat message by code point too', () => {
-    expect(SendArgsSchema.safeParse({ message: '😀'.repeat(MAX_MESSAGE_CHARS) }).success).toBe(true);
-    expect(SendArgsSchema.safeParse({ message: '😀'.repeat(MAX_MESSAGE_CHARS + 1) }).success).toBe(false);
+    expect(SendArgsSchema().safeParse({ message: '😀'.repeat(MAX_MESSAGE_CHARS) }).success).toBe(true);
+    expect(SendArgsSchema().safeParse({ message: '😀'.repeat(MAX_MESSAGE_CHARS + 1) }).success).toBe(false);
   });
 
   it('never splits a surrogate pair at the 1,500-character tool note', () => {

@@ -33,7 +33,7 @@ function result(overrides: Partial<CycleResult>): CycleResult {
 
 describe('spawn_subagent rules', () => {
   it('is offered to cycles by default but is no activity tool', () => {
-    expect(CycleInputSchema.parse({ agentId: 'a', before: defaultScratchpad() }).tools).toEqual(CYCLE_TOOLS);
+    expect(CycleInputSchema().parse({ agentId: 'a', before: defaultScratchpad() }).tools).toEqual(CYCLE_TOOLS);
     expect(CYCLE_TOOLS).toContain(SPAWN_SUBAGENT);
     expect(isActivityTool(SPAWN_SUBAGENT)).toBe(false);
     expect(ACTIVITY_TOOLS as readonly string[]).not.toContain(SPAWN_SUBAGENT);
@@ -68,7 +68,12 @@ describe('spawn_subagent rules', () => {
 
   it("builds the child's input: a fresh scratchpad, the parent's settings, one level deeper", () => {
     const parentState = { ...enqueueTasks(defaultScratchpad('Parent'), ['big job']), notes: 'parent secret' };
-    const parent = CycleInputSchema.parse({ agentId: 'a', before: parentState, model: 'scripted:x', maxIterations: 7 });
+    const parent = CycleInputSchema().parse({
+      agentId: 'a',
+      before: parentState,
+      model: 'scripted:x',
+      maxIterations: 7,
+    });
     const id = subagentCycleId('agent/a/cycle/3', 1);
     expect(id).toBe('agent/a/cycle/3/sub/1');
     const input = subagentInput(parent, id, 'Find X', 'X lives in Y');
@@ -80,10 +85,10 @@ describe('spawn_subagent rules', () => {
     expect(input.before.workspace).toBe('X lives in Y');
     expect(input.before.notes).toBe('');
     expect(input.before.pending_actions).toEqual([]);
-    expect(CycleInputSchema.parse(input).subagentDepth).toBe(1);
+    expect(CycleInputSchema().parse(input).subagentDepth).toBe(1);
     expect(subagentInput(parent, id, 'Find X', '').before.workspace).toBe(defaultScratchpad().workspace);
     // The depth the schema accepts ends at the limit: a child input past it is rejected, not run.
-    expect(CycleInputSchema.safeParse({ ...input, subagentDepth: MAX_SUBAGENT_DEPTH + 1 }).success).toBe(false);
+    expect(CycleInputSchema().safeParse({ ...input, subagentDepth: MAX_SUBAGENT_DEPTH + 1 }).success).toBe(false);
   });
 
   it("turns the child's result into the parent's observation", () => {

@@ -5,7 +5,7 @@ import { grepText } from './grep';
 import { ReadError } from './read-error';
 import type { TextView } from './text-view';
 
-export type ReadArgs = z.infer<typeof TOOL_ARGS.scratchpad_read>;
+export type ReadArgs = z.infer<ReturnType<typeof TOOL_ARGS.scratchpad_read>>;
 export type ReadMode = NonNullable<ReadArgs['mode']>;
 
 /** What a read returns besides its text: where the slice lies, whether it was cut. */

@@ -3,6 +3,6 @@ import type { Observation } from '../../core/observation';
 import type { TOOL_ARGS } from '../../core/tools';
 
 /** `echo`: returns the message, prefixed, so a model can check that tools work. */
-export async function echo(args: z.infer<typeof TOOL_ARGS.echo>): Promise<Observation> {
+export async function echo(args: z.infer<ReturnType<typeof TOOL_ARGS.echo>>): Promise<Observation> {
   return { ok: true, result: `ECHO: ${args.message}` };
 }

@@ -11,7 +11,10 @@ export const FS_READ_MAX_BYTES = 10 * 1024 * 1024;
 export const FS_WRITE_MAX_BYTES = 10 * 1024 * 1024;
 
 /** `fs_read`: a file inside the sandbox, as UTF-8 text when it is valid UTF-8 (unless binary is asked), else base64. */
-export async function fsRead(args: z.infer<typeof TOOL_ARGS.fs_read>, options: ToolOptions): Promise<Observation> {
+export async function fsRead(
+  args: z.infer<ReturnType<typeof TOOL_ARGS.fs_read>>,
+  options: ToolOptions,
+): Promise<Observation> {
   const file = await open(args.path, options, 'read');
   try {
     if (file.size > FS_READ_MAX_BYTES) {
@@ -33,7 +36,10 @@ export async function fsRead(args: z.infer<typeof TOOL_ARGS.fs_read>, options: T
 }
 
 /** `fs_write`: replaces a file inside the sandbox with UTF-8 text, creating parent directories. */
-export async function fsWrite(args: z.infer<typeof TOOL_ARGS.fs_write>, options: ToolOptions): Promise<Observation> {
+export async function fsWrite(
+  args: z.infer<ReturnType<typeof TOOL_ARGS.fs_write>>,
+  options: ToolOptions,
+): Promise<Observation> {
   const maxBytes = options.fsWriteMaxBytes ?? FS_WRITE_MAX_BYTES;
   const bytes = Buffer.byteLength(args.content, 'utf-8');
   if (bytes > maxBytes) {

@@ -10,7 +10,10 @@ import { webFetch } from './web-fetch';
 import { webSearch } from './web-search';
 
 type Implementations = {
-  [Name in ActivityToolName]: (args: z.infer<(typeof TOOL_ARGS)[Name]>, options: ToolOptions) => Promise<Observation>;
+  [Name in ActivityToolName]: (
+    args: z.infer<ReturnType<(typeof TOOL_ARGS)[Name]>>,
+    options: ToolOptions,
+  ) => Promise<Observation>;
 };
 
 const IMPLEMENTATIONS: Implementations = {
@@ -28,7 +31,7 @@ export async function runToolCall(call: ToolCallInput, options: ToolOptions): Pr
   if (!isActivityTool(name)) {
     return { ok: false, error: `unknown tool "${name}" (available: ${ACTIVITY_TOOLS.join(', ')})` };
   }
-  const parsed = TOOL_ARGS[name].safeParse(call.args);
+  const parsed = TOOL_ARGS[name]().safeParse(call.args);
   if (!parsed.success) return { ok: false, error: `invalid arguments for ${name}:\n${z.prettifyError(parsed.error)}` };
   const implementation = IMPLEMENTATIONS[name] as (args: unknown, options: ToolOptions) => Promise<Observation>;
   try {

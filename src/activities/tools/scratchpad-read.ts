@@ -22,7 +22,7 @@ function missing(id: string): Observation {
 
 /** `scratchpad_read`: a slice of a stored observation, by mode; errors are `ok: false` observations. */
 export async function scratchpadRead(call: ToolCallInput, runtime: ObservationRuntime): Promise<Observation> {
-  const parsed = TOOL_ARGS.scratchpad_read.safeParse(call.args);
+  const parsed = TOOL_ARGS.scratchpad_read().safeParse(call.args);
   if (!parsed.success) {
     return { ok: false, error: `invalid arguments for scratchpad_read:\n${z.prettifyError(parsed.error)}` };
   }

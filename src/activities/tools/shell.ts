@@ -12,7 +12,7 @@ export const SHELL_OUTPUT_MAX_BYTES = 1024 * 1024;
 
 /** `shell`: one allow-listed program, no shell, confined to the sandbox by bubblewrap, killed after the timeout. */
 export async function shell(
-  args: z.infer<typeof TOOL_ARGS.shell>,
+  args: z.infer<ReturnType<typeof TOOL_ARGS.shell>>,
   options: ToolOptions,
   signal?: AbortSignal,
 ): Promise<Observation> {

@@ -21,7 +21,10 @@ export function fetchPolicy(options: ToolOptions): NetworkPolicy {
 }
 
 /** `web_fetch`: GET an http(s) URL on an allowed host and public address, the body capped in size. */
-export async function webFetch(args: z.infer<typeof TOOL_ARGS.web_fetch>, options: ToolOptions): Promise<Observation> {
+export async function webFetch(
+  args: z.infer<ReturnType<typeof TOOL_ARGS.web_fetch>>,
+  options: ToolOptions,
+): Promise<Observation> {
   const maxBytes = Math.min(args.max_bytes ?? options.fetchMaxBytes, options.fetchMaxBytes);
   const timeout = AbortSignal.timeout(WEB_FETCH_TIMEOUT_MS);
   const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;

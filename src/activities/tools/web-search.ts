@@ -21,7 +21,7 @@ interface SearxResult {
  * is cut.
  */
 export async function webSearch(
-  args: z.infer<typeof TOOL_ARGS.web_search>,
+  args: z.infer<ReturnType<typeof TOOL_ARGS.web_search>>,
   options: ToolOptions,
 ): Promise<Observation> {
   if (!options.searchUrl) return { ok: false, error: 'web_search is not configured (set SCRATCHPAD_SEARCH_URL)' };

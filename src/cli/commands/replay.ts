@@ -2,7 +2,7 @@ import * as fs from 'node:fs/promises';
 import { historyFromJSON, historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker } from '@temporalio/worker';
 import { encryptionDataConverter } from '../../common/encryption-codec';
-import { WORKFLOWS_PATH, workerSinks } from '../../worker/worker';
+import { workerSinks, workflowWorkerOptions } from '../../worker/worker';
 import { CliError, EXIT } from '../errors';
 import * as runtime from '../runtime';
 import { errorMessage } from '../../common/error-message';
@@ -37,7 +37,7 @@ export async function replayCommand(
   try {
     await Worker.runReplayHistory(
       {
-        workflowsPath: WORKFLOWS_PATH,
+        ...workflowWorkerOptions(),
         sinks: workerSinks(),
         dataConverter: encryptionDataConverter(config.encryptionKeys),
       },

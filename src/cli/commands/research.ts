@@ -61,7 +61,7 @@ function researchInput(question: string, options: ResearchStartOptions, config: 
     ...(workerModel && { workerModel }),
     ...(config.SCRATCHPAD_BOARD && { mirror: config.SCRATCHPAD_BOARD }),
   };
-  const parsed = ResearchInputSchema.safeParse(input);
+  const parsed = ResearchInputSchema().safeParse(input);
   if (!parsed.success) throw new CliError(`invalid research run:\n${z.prettifyError(parsed.error)}`, EXIT.usage);
   return input;
 }
