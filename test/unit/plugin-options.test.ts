@@ -1,0 +1,24 @@
+import * as os from 'node:os';
+import type { WorkerOptions } from '@temporalio/worker';
+import { SHARED_WORKFLOW_MODULES } from '../../src/config/paths';
+import { ScratchpadPlugin } from '../../src/worker/plugin';
+
+const plugin = new ScratchpadPlugin({
+  tools: { sandboxRoot: os.tmpdir(), shellAllow: [], shellTimeoutMs: 1000, fetchAllowHosts: [], fetchMaxBytes: 1000 },
+});
+
+describe('the worker plugin', () => {
+  it("shares the package's workflow modules and keeps the user's own preloads", () => {
+    const options = plugin.configureWorker({
+      taskQueue: 'q',
+      bundlerOptions: { preloadModules: ['user-module'], ignoreModules: ['fs'] },
+    } as WorkerOptions);
+    expect(options.bundlerOptions?.preloadModules).toEqual(['user-module', ...SHARED_WORKFLOW_MODULES]);
+    expect(options.bundlerOptions?.ignoreModules).toEqual(['fs']);
+  });
+
+  it('does the same for a replay worker', () => {
+    const options = plugin.configureReplayWorker({});
+    expect(options.bundlerOptions?.preloadModules).toEqual([...SHARED_WORKFLOW_MODULES]);
+  });
+});
