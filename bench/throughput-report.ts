@@ -1,5 +1,6 @@
 import type { PhaseTimes } from './history-stats';
 import { table } from './measure';
+import type { IdleMemory } from './throughput-memory';
 
 /** The goal: agent cycles at least this fraction of the same-shape floor's cycles per second. */
 export const THROUGHPUT_RATIO_TARGET = 0.8;
@@ -23,9 +24,8 @@ export interface SizeResult {
 export interface TargetResult {
   description: string;
   sizes: SizeResult[];
-  /** V8 heap (and external) growth per agent left idle in the worker after one cycle. */
-  idleAgentBytes: number;
-  idleAgentsCached: number;
+  /** V8 heap (and external) growth per entity left idle in a worker after one cycle; absent if not measured. */
+  idle: Partial<Record<'agent' | 'floor', IdleMemory>>;
 }
 
 const seconds = (ms: number) => (ms / 1000).toFixed(2);
@@ -57,7 +57,11 @@ export function formatThroughput(results: readonly TargetResult[]): string {
       ['agents', 'median agent cycle: wft wait / wft run / activity wait / activity run / other (s)', 'floor (s)'],
       ...result.sizes.map(({ size, agent, floor }) => [String(size), phaseCells(agent), phaseCells(floor)]),
     ];
-    const memory = `idle agent in the worker: ${(result.idleAgentBytes / 1024).toFixed(1)} KiB of V8 heap each (${result.idleAgentsCached} agents left cached)`;
+    const kib = (shape: 'agent' | 'floor') => {
+      const idle = result.idle[shape];
+      return idle ? `${(idle.bytesEach / 1024).toFixed(1)} KiB each (${idle.cached} cached)` : 'not measured';
+    };
+    const memory = `idle in a worker, V8 heap: agent ${kib('agent')}; floor entity ${kib('floor')}`;
     return `${result.description}\n${table(rows)}\n\n${table(phases)}\n${memory}`;
   });
   return [

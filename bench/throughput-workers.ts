@@ -45,8 +45,11 @@ const floorActivities = {
 export interface BenchWorkers {
   agentQueue: string;
   floorQueue: string;
-  /** Absent when the agent shape was not asked for. */
-  agentWorker?: Worker;
+  /**
+   * A fresh worker of `shape` on a queue of its own that runs its workflows on this thread (the SDK's `debugMode`,
+   * same reusable context and bundle), so their heap is this process's heap and can be measured.
+   */
+  inThread(shape: 'agent' | 'floor'): Promise<{ worker: Worker; taskQueue: string }>;
   run(): Promise<void>;
   shutdown(): Promise<void>;
 }
@@ -70,6 +73,11 @@ export async function startBenchWorkers(
   // A profile of one shape (bench/throughput-tasks.ts) must not include the other's worker.
   const create = (shape: 'agent' | 'floor', options: WorkerOptions) =>
     shapes.includes(shape) ? Worker.create({ connection, namespace, ...options }) : undefined;
+  const inThread = async (shape: 'agent' | 'floor') => {
+    const taskQueue = `${shape === 'agent' ? agentQueue : floorQueue}-in-thread`;
+    const options = { ...(shape === 'agent' ? agentOptions : floorOptions), taskQueue, debugMode: true };
+    return { worker: await Worker.create({ connection, namespace, ...options }), taskQueue };
+  };
   const agentWorker = await create('agent', agentOptions);
   const floorWorker = await create('floor', floorOptions);
   const serving = [agentWorker, floorWorker].filter((worker) => worker !== undefined);
@@ -77,7 +85,7 @@ export async function startBenchWorkers(
   return {
     agentQueue,
     floorQueue,
-    agentWorker,
+    inThread,
     run: async () => void (await running),
     async shutdown() {
       // A worker stops by itself on SIGINT / SIGTERM (the SDK's runtime handles them); shutting it again throws.

@@ -7,6 +7,7 @@ import type { TemporalTarget } from './temporal-target';
 import { clusterTarget, devServerTarget } from './throughput-targets';
 import { formatThroughput, type SizeResult, type TargetResult } from './throughput-report';
 import { withBenchSession } from './throughput-session';
+import { idleMemory } from './throughput-memory';
 import { type BenchWorkers, agentCycle, floorCycle } from './throughput-workers';
 
 const USAGE = `usage: node --expose-gc dist/bench/throughput.js [--sizes 10,100,1000] [--runs 3] [--targets dev,cluster] [--once-above 100] [--concurrency 250]
@@ -49,7 +50,7 @@ function parseOptions(argv: string[]): Options {
 
 type Shape = 'agent' | 'floor';
 const seconds = (since: number) => ((performance.now() - since) / 1000).toFixed(0);
-const IDLE_AGENTS = 50;
+const IDLE_ENTITIES = 200;
 interface Round {
   ms: number;
   latencies: number[];
@@ -97,12 +98,6 @@ async function phases(client: Client, shape: Shape, id: string): Promise<PhaseTi
   };
 }
 
-function heapBytes(): number {
-  global.gc?.();
-  const usage = process.memoryUsage();
-  return usage.heapUsed + usage.external;
-}
-
 async function measureTarget(open: () => Promise<TemporalTarget>, options: Options): Promise<TargetResult> {
   return withBenchSession(open, ['agent', 'floor'], async ({ target, client, workers }) => {
     const session = { client, workers, concurrency: options.concurrency };
@@ -130,19 +125,16 @@ async function measureTarget(open: () => Promise<TemporalTarget>, options: Optio
       progress(`${target.description}: ${JSON.stringify(result)}`);
       sizes.push(result);
     }
-    let idleBytes = NaN;
-    let cached = 0;
-    try {
-      const before = heapBytes();
-      const cachedBefore = workers.agentWorker?.getStatus().numCachedWorkflows ?? NaN;
-      await round(session, 'agent', IDLE_AGENTS, `${stamp}-idle`);
-      idleBytes = (heapBytes() - before) / IDLE_AGENTS;
-      cached = (workers.agentWorker?.getStatus().numCachedWorkflows ?? NaN) - cachedBefore;
-    } catch (error) {
-      // The throughput figures above stand; a server that falls over afterwards costs only this one.
-      progress(`idle-agent memory not measured: ${(error as Error).message}`);
+    const idle: TargetResult['idle'] = {};
+    for (const shape of ['agent', 'floor'] as const) {
+      try {
+        idle[shape] = await idleMemory(client, workers, shape, IDLE_ENTITIES, stamp);
+      } catch (error) {
+        // The throughput figures above stand; a server that falls over afterwards costs only this one.
+        progress(`idle ${shape} memory not measured: ${(error as Error).message}`);
+      }
     }
-    return { description: target.description, sizes, idleAgentBytes: idleBytes, idleAgentsCached: cached };
+    return { description: target.description, sizes, idle };
   });
 }
 
