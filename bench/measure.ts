@@ -84,12 +84,19 @@ export async function mapLimited<T, R>(
   const results: R[] = new Array(items.length);
   let next = 0;
   let done = 0;
+  // After a failure no new item starts, and the calls in flight settle before it is thrown: a caller that closes
+  // its connection then leaves no retry behind to throw on a closed channel.
+  let failure: { error: unknown } | undefined;
   const timer = setInterval(() => report(done), reportMs);
   const lane = async () => {
-    while (next < items.length) {
+    while (next < items.length && !failure) {
       const index = next++;
-      results[index] = await work(items[index]!);
-      done++;
+      try {
+        results[index] = await work(items[index]!);
+        done++;
+      } catch (error) {
+        failure ??= { error };
+      }
     }
   };
   try {
@@ -97,5 +104,6 @@ export async function mapLimited<T, R>(
   } finally {
     clearInterval(timer);
   }
+  if (failure) throw failure.error;
   return results;
 }

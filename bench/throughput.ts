@@ -77,7 +77,10 @@ async function round(session: Session, shape: Shape, size: number, tag: string):
     return performance.now() - begin;
   };
   const report = (done: number) => progress(`${shape} x${size}: ${done} done after ${seconds(started)} s`);
-  const latencies = await mapLimited(ids, session.concurrency, cycle, report);
+  const latencies = await mapLimited(ids, session.concurrency, cycle, report).catch((error: unknown) => {
+    progress(`${shape} x${size} failed after ${seconds(started)} s: ${(error as Error).message}`);
+    throw error;
+  });
   const ms = performance.now() - started;
   const order = latencies.map((latency, index) => ({ latency, index })).sort((a, b) => a.latency - b.latency);
   const middle = order[Math.floor(order.length / 2)]!;

@@ -7,11 +7,12 @@ import type * as ScheduledWakeModule from './scheduled-wake';
 import type * as StagedTaskModule from './staged-task';
 
 /*
- * The SDK gives every workflow execution its own instance of each bundled module, evaluated when the workflow
- * starts (and again when a worker rebuilds an evicted one): importing every workflow here made each new agent and
- * each cycle build the zod schemas and rules of research runs and staged tasks too, most of a new workflow's first
- * task (bench/throughput-tasks.ts). So each workflow type loads its own module graph, synchronously, on its first
- * call: handlers are still registered in the workflow's first activation, and the commands it issues are the same.
+ * Unless a worker shares its workflow modules (config/paths.ts, as this package's workers do), the SDK gives every
+ * workflow execution its own instance of each bundled module, evaluated when the workflow starts (and again when a
+ * worker rebuilds an evicted one): importing every workflow here made each new agent and each cycle build the zod
+ * schemas and rules of research runs and staged tasks too, most of a new workflow's first task
+ * (bench/throughput-tasks.ts). So each workflow type loads its own module graph, synchronously, on its first call:
+ * handlers are still registered in the workflow's first activation, and the commands it issues are the same.
  */
 /* eslint-disable @typescript-eslint/no-require-imports */
 export const agent: WorkflowTypes['agent'] = (...args) => (require('./agent') as typeof AgentModule).agent(...args);
