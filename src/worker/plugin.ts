@@ -76,17 +76,22 @@ export class ScratchpadPlugin extends SimplePlugin {
   // SimplePlugin has no sinks option; the workflows report to the timeline sink on every iteration.
   override configureWorker(options: WorkerOptions): WorkerOptions {
     const configured = super.configureWorker(options);
-    return { ...configured, sinks: { ...workerSinks(), ...configured.sinks }, bundlerOptions: shared(configured) };
+    return { ...configured, sinks: { ...workerSinks(), ...configured.sinks }, ...shared(configured) };
   }
 
   override configureReplayWorker(options: ReplayWorkerOptions): ReplayWorkerOptions {
     const configured = super.configureReplayWorker(options);
-    return { ...configured, sinks: { ...workerSinks(), ...configured.sinks }, bundlerOptions: shared(configured) };
+    return { ...configured, sinks: { ...workerSinks(), ...configured.sinks }, ...shared(configured) };
   }
 }
 
-/** The worker's bundler options with this package's workflow modules shared too (the user's own stay as given). */
-function shared(options: Pick<WorkerOptions, 'bundlerOptions'>): WorkerOptions['bundlerOptions'] {
+/**
+ * Bundler options that share this package's workflow modules too (the user's own preloads stay). None for a worker
+ * given a prebuilt bundle: the SDK ignores bundler options then, with a warning; share modules when building it.
+ */
+function shared(options: Pick<WorkerOptions, 'bundlerOptions' | 'workflowBundle'>): Partial<WorkerOptions> {
+  if (options.workflowBundle !== undefined) return {};
   const preload = options.bundlerOptions?.preloadModules ?? [];
-  return { ...options.bundlerOptions, preloadModules: [...new Set([...preload, ...SHARED_WORKFLOW_MODULES])] };
+  const preloadModules = [...new Set([...preload, ...SHARED_WORKFLOW_MODULES])];
+  return { bundlerOptions: { ...options.bundlerOptions, preloadModules } };
 }

@@ -17,6 +17,14 @@ describe('the worker plugin', () => {
     expect(options.bundlerOptions?.ignoreModules).toEqual(['fs']);
   });
 
+  it('adds no bundler options to a worker given a prebuilt bundle (the SDK would ignore them with a warning)', () => {
+    const options = plugin.configureWorker({
+      taskQueue: 'q',
+      workflowBundle: { code: 'bundled elsewhere' },
+    } as WorkerOptions);
+    expect(options.bundlerOptions).toBeUndefined();
+  });
+
   it('does the same for a replay worker', () => {
     const options = plugin.configureReplayWorker({});
     expect(options.bundlerOptions?.preloadModules).toEqual([...SHARED_WORKFLOW_MODULES]);
