@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Client, WithStartWorkflowOperation } from '@temporalio/client';
+import { type Client, WithStartWorkflowOperation, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import {
   type NativeConnection,
   Worker,
@@ -95,22 +95,51 @@ export async function startBenchWorkers(
   };
 }
 
+const RPC_ATTEMPTS = 5;
+
+/**
+ * Sends an update-with-start again, with the same update id, when the server gave up waiting for it: with a backlog of
+ * hundreds of new workflows, one may wait in the task queue longer than the server holds the call open ("context
+ * deadline exceeded"). The server knows the update by its id, so a second call waits for the same update.
+ */
+async function untilAnswered<T>(send: (updateId: string) => Promise<T>, updateId: string): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await send(updateId);
+    } catch (error) {
+      if (!(error instanceof WorkflowUpdateRPCTimeoutOrCancelledError) || attempt === RPC_ATTEMPTS) throw error;
+    }
+  }
+}
+
 /** One new agent running one task cycle (update-with-start), until the cycle is adopted. */
 export async function agentCycle(client: Client, taskQueue: string, agentId: string): Promise<void> {
   const settings = { model: MODEL_SPEC };
-  const record = await updateAgent(client, { agentId, taskQueue, settings }, runCycleUpdate, [
-    { tasks: ['Echo hello once, then finish'], model: MODEL_SPEC },
-  ]);
+  const cycle = () => ({ tasks: ['Echo hello once, then finish'], model: MODEL_SPEC });
+  const record = await untilAnswered(
+    (updateId) => updateAgent(client, { agentId, taskQueue, settings }, runCycleUpdate, [cycle()], { updateId }),
+    `${agentId}-cycle`,
+  );
   if (record.outcome !== 'completed') throw new Error(`${record.cycleId} ended ${record.outcome}: ${record.error}`);
 }
 
 /** One new floor entity running one child cycle of the same activities (update-with-start). */
 export async function floorCycle(client: Client, taskQueue: string, entityId: string): Promise<void> {
-  const startWorkflowOperation = new WithStartWorkflowOperation('floorEntity', {
-    workflowId: entityId,
-    taskQueue,
-    workflowIdConflictPolicy: 'USE_EXISTING',
-  });
+  // A start operation serves one call; a second call needs its own.
+  const startWorkflowOperation = () =>
+    new WithStartWorkflowOperation('floorEntity', {
+      workflowId: entityId,
+      taskQueue,
+      workflowIdConflictPolicy: 'USE_EXISTING',
+    });
   // Two iterations: model, tool, model; the agent's echo-then-done cycle runs the same three activities.
-  await client.workflow.executeUpdateWithStart(runFloorUpdate, { args: [2], startWorkflowOperation });
+  await untilAnswered(
+    (updateId) =>
+      client.workflow.executeUpdateWithStart(runFloorUpdate, {
+        args: [2],
+        startWorkflowOperation: startWorkflowOperation(),
+        updateId,
+      }),
+    `${entityId}-cycle`,
+  );
 }
