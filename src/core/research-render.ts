@@ -1,9 +1,14 @@
 import { type BoardEntry, ENTRY_TYPES } from './board';
 import type { ResearchStatus } from './research';
 
+/** A worker's id without its run's prefix: `<entity>/<field>` names it within the run. */
+function shortId(id: string): string {
+  return id.split('/').slice(-2).join('/');
+}
+
 /** One line per entry: what the CLI prints as entries land, and what the Web UI's details list. */
 export function entryLine(entry: BoardEntry): string {
-  const who = `${entry.author.role}:${entry.author.id.split('/').slice(-2).join('/')}`;
+  const who = `${entry.author.role}:${shortId(entry.author.id)}`;
   const b = entry.body as Record<string, unknown>;
   const fact = 'entity' in b ? `${String(b.entity)} / ${String(b.field)}` : '';
   const detail: Record<BoardEntry['type'], () => string> = {
@@ -40,11 +45,11 @@ function literal(text: unknown, max = 300): string {
 function boardLine(entry: BoardEntry): string {
   const b = entry.body as Record<string, unknown>;
   const { role, id } = entry.author;
-  const by = role === 'worker' ? id.split('/').slice(-2).join('/') : role === 'user' ? `user ${id}` : role;
+  const by = role === 'worker' ? shortId(id) : role === 'user' ? `user ${id}` : role;
   const fact = 'entity' in b ? `${literal(b.entity)} / ${literal(b.field)}` : '';
   const detail: Record<BoardEntry['type'], () => string> = {
     STRATEGY: () => `goal: ${literal(b.goal)}`,
-    PENDING: () => `${fact} → ${literal(String(b.assignedTo).split('/').slice(-2).join('/'))}`,
+    PENDING: () => `${fact} → ${literal(shortId(String(b.assignedTo)))}`,
     VERIFIED: () => `${fact} = **${literal(b.value)}** from ${literal(b.sourceUrl)}`,
     UNVERIFIED: () => `${fact}: ${literal(b.reason)}`,
     FAILED_URL: () => `${fact}: ${literal(b.url)}, ${literal(b.failureReason)}`,

@@ -72,11 +72,12 @@ function grownPastCap(before: Scratchpad, after: Scratchpad): number | null {
   return size <= MAX_STATE_BYTES || size <= stateBytes(before) ? null : size;
 }
 
+const growth = (size: number) => `the scratchpad would grow to ${size} bytes (limit ${MAX_STATE_BYTES})`;
+
 /** An update that would grow the whole state past {@link MAX_STATE_BYTES}. */
 export function stateSizeViolation(before: Scratchpad, after: Scratchpad): string | null {
   const size = grownPastCap(before, after);
-  if (size === null) return null;
-  return `the scratchpad would grow to ${size} bytes (limit ${MAX_STATE_BYTES}); condense or CLEAR something first`;
+  return size === null ? null : `${growth(size)}; condense or CLEAR something first`;
 }
 
 /** Seed 001's confidence check: a `self_confidence` naming none of HIGH, MEDIUM, LOW is kept, with this note. */
@@ -92,8 +93,7 @@ export function confidenceWarning(value: unknown): string | null {
  */
 export function queueViolation(before: Scratchpad, after: Scratchpad): string | null {
   const size = grownPastCap(before, after);
-  if (size === null) return null;
-  return `the scratchpad would grow to ${size} bytes (limit ${MAX_STATE_BYTES}): let the agent work through its queue, or queue shorter tasks`;
+  return size === null ? null : `${growth(size)}: let the agent work through its queue, or queue shorter tasks`;
 }
 
 /** Why an imported state may not be adopted: it must fit the size cap the agent's own states keep. */
