@@ -10,13 +10,13 @@ const sideEffectFree = (message, extraPatterns = []) => [
     paths: nodeBuiltins.map((name) => ({ name, message })),
     patterns: [
       {
-        group: ['**/activities', '**/activities/**', '**/client', '**/client/**', '**/cli/**', '**/dev-server/**'],
+        group: ['**/activities', '**/activities/**', '**/client', '**/clients/**', '**/cli/**', '**/dev-server/**'],
         allowTypeImports: true,
         message:
           'Workflow and core code run in the deterministic sandbox: import activities and clients as types only.',
       },
       {
-        group: ['**/worker/**', '**/config', '**/config/**'],
+        group: ['**/worker', '**/workers/**', '**/config', '**/config/**'],
         message: 'Worker and configuration code does not belong here.',
       },
       ...extraPatterns,

@@ -5,8 +5,9 @@ module.exports = {
   testMatch: ['**/*.test.ts'],
   // The examples import the package by name, as a user would; in the repo that name is the source.
   moduleNameMapper: {
-    '^durable-scratchpad$': '<rootDir>/src/index.ts',
-    '^durable-scratchpad/(workflows|worker)$': '<rootDir>/src/$1/index.ts',
+    '^durable-scratchpad(/client)?$': '<rootDir>/src/client.ts',
+    '^durable-scratchpad/worker$': '<rootDir>/src/worker.ts',
+    '^durable-scratchpad/workflows$': '<rootDir>/src/workflows/index.ts',
   },
   // The cluster and fault suites have their own configs and commands: npm run test:cluster, npm run test:faults.
   testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/cluster/', '<rootDir>/test/faults/'],

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
-import type { SendResult } from '../src/core/agent';
-import { renderedSize } from '../src/core/budget';
-import type { CycleResult } from '../src/core/cycle';
+import type { SendResult } from '../src/core/agent/agent';
+import { renderedSize } from '../src/core/scratchpad/budget';
+import type { CycleResult } from '../src/core/cycle/input';
 import type { AgentCycleWorkflow } from '../src/common/workflow-types';
 import { type HistorySize, historySize } from './context-history';
 import type { ScriptedTurn } from './context-script';

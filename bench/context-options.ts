@@ -1,4 +1,4 @@
-import { DEFAULT_BUDGET_CHARS } from '../src/core/budget';
+import { DEFAULT_BUDGET_CHARS } from '../src/core/scratchpad/budget';
 
 /** What one run of the context-size benchmark does and where. */
 export interface ContextOptions {

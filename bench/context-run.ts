@@ -1,10 +1,10 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
-import { type AgentTarget, updateAgent } from '../src/client/agent-client';
-import type { SendResult } from '../src/core/agent';
-import type { CycleResult } from '../src/core/cycle';
+import { type AgentTarget, updateAgent } from '../src/clients/agents';
+import type { SendResult } from '../src/core/agent/agent';
+import type { CycleResult } from '../src/core/cycle/input';
 import type { AgentCycleWorkflow } from '../src/common/workflow-types';
-import { sendUpdate } from '../src/common/agent-messages';
+import { sendUpdate } from '../src/common/messages/agent';
 import type { ScriptedTurn } from './context-script';
 import { progress } from './measure';
 import { agentWorkflowId } from '../src/common/ids';

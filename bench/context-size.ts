@@ -3,10 +3,10 @@ import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode } 
 import { createActivities } from '../src/activities';
 import { createModelResolver } from '../src/activities/model/registry';
 import { ScriptedProvider } from '../src/activities/model/scripted';
-import { type AgentTarget } from '../src/client/agent-client';
-import { DEFAULT_BUDGET_CHARS } from '../src/core/budget';
-import { registerSearchAttributes } from '../src/client/register-search-attributes';
-import { WORKFLOWS_PATH, workerSinks, workflowBundleOptions } from '../src/worker/worker';
+import { type AgentTarget } from '../src/clients/agents';
+import { DEFAULT_BUDGET_CHARS } from '../src/core/scratchpad/budget';
+import { registerSearchAttributes } from '../src/clients/register-search-attributes';
+import { WORKFLOWS_PATH, workerSinks, workflowBundleOptions } from '../src/workers/create-worker';
 import { benchToolSetup } from './cycle-script';
 import { measureCycles } from './context-cycles';
 import { formatContextReport } from './context-format';

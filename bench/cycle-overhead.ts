@@ -1,7 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, bundleWorkflowCode } from '@temporalio/worker';
-import { registerSearchAttributes } from '../src/client/register-search-attributes';
-import { workflowBundleOptions } from '../src/worker/worker';
+import { registerSearchAttributes } from '../src/clients/register-search-attributes';
+import { workflowBundleOptions } from '../src/workers/create-worker';
 import { type BenchOptions, parseBenchOptions } from './bench-options';
 import { benchToolSetup } from './cycle-script';
 import { timeInProcessCycle } from './in-process-cycle';

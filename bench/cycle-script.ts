@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ScriptEntry } from '../src/activities/model/scripted';
 import type { ToolOptions } from '../src/activities/tools/types';
-import { type Scratchpad, defaultScratchpad, enqueueTasks } from '../src/core/scratchpad';
+import { type Scratchpad, defaultScratchpad, enqueueTasks } from '../src/core/scratchpad/scratchpad';
 import type { ObservationStore } from '../src/activities/observations/entry';
 import { openObservationStore } from '../src/activities/observations/open-store';
 

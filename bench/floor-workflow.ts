@@ -1,5 +1,5 @@
 import { proxyActivities } from '@temporalio/workflow';
-import { modelActivityOptions, toolActivityOptions } from '../src/workflows/activity-options';
+import { modelActivityOptions, toolActivityOptions } from '../src/workflows/cycle/activity-options';
 import type { FloorActivities } from './floor-activities';
 
 /** Input of {@link floorCycle}. */

@@ -1,11 +1,11 @@
 import { ScriptedProvider } from '../src/activities/model/scripted';
-import { runObservedTool } from '../src/activities/observation-tool';
-import { ACTIVITY_TOOLS } from '../src/core/tools';
-import { dispatch, recordToolResult } from '../src/core/dispatcher';
-import { type Usage, ZERO_USAGE, addUsage } from '../src/core/model';
-import { parseAction } from '../src/core/parse-action';
-import { buildCyclePrompt } from '../src/core/prompts';
-import type { Scratchpad } from '../src/core/scratchpad';
+import { runObservedTool } from '../src/activities/tools/run-tool';
+import { ACTIVITY_TOOLS } from '../src/core/tools/catalogue';
+import { dispatch, recordToolResult } from '../src/core/cycle/dispatch';
+import { type Usage, ZERO_USAGE, addUsage } from '../src/core/cycle/model';
+import { parseAction } from '../src/core/cycle/parse';
+import { buildCyclePrompt } from '../src/core/cycle/prompts';
+import type { Scratchpad } from '../src/core/scratchpad/scratchpad';
 import { createObservationRuntime } from '../src/activities/observations/runtime';
 import { type ToolSetup, benchScratchpad, echoScript } from './cycle-script';
 import { type Sample, timed } from './measure';

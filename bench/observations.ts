@@ -10,7 +10,7 @@ import { createActivities } from '../src/activities';
 import { runToolCall } from '../src/activities/tools';
 import { scratchpadRead } from '../src/activities/tools/scratchpad-read';
 import type { ToolOptions } from '../src/activities/tools/types';
-import { type Observation, observationText, toolNote } from '../src/core/observation';
+import { type Observation, observationText, toolNote } from '../src/core/tools/observation';
 import type { ObservationStore } from '../src/activities/observations/entry';
 import { RedisObservationStore } from '../src/activities/observations/redis-store';
 import { startRedisServer } from '../test/helpers/redis-server';

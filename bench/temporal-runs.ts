@@ -4,7 +4,7 @@ import { createActivities } from '../src/activities';
 import { type ModelResolver, createModelResolver } from '../src/activities/model/registry';
 import { ScriptedProvider } from '../src/activities/model/scripted';
 import type { AgentCycleWorkflow } from '../src/common/workflow-types';
-import { workerSinks } from '../src/worker/worker';
+import { workerSinks } from '../src/workers/create-worker';
 import { type ToolSetup, benchScratchpad, echoScript } from './cycle-script';
 import { floorActivities } from './floor-activities';
 import type { floorCycle } from './floor-workflow';

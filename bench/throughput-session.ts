@@ -1,6 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, bundleWorkflowCode } from '@temporalio/worker';
-import { workflowBundleOptions } from '../src/worker/worker';
+import { workflowBundleOptions } from '../src/workers/create-worker';
 import { benchToolSetup } from './cycle-script';
 import type { TemporalTarget } from './temporal-target';
 import { type BenchWorkers, startBenchWorkers } from './throughput-workers';

@@ -9,10 +9,10 @@ import {
 import { createActivities } from '../src/activities';
 import { createModelResolver } from '../src/activities/model/registry';
 import type { ModelProvider, ProviderRequest } from '../src/activities/model/provider';
-import { updateAgent } from '../src/client/agent-client';
-import { runCycleUpdate } from '../src/common/agent-messages';
-import { workerSinks } from '../src/worker/worker';
-import type { ModelResponse } from '../src/core/model';
+import { updateAgent } from '../src/clients/agents';
+import { runCycleUpdate } from '../src/common/messages/agent';
+import { workerSinks } from '../src/workers/create-worker';
+import type { ModelResponse } from '../src/core/cycle/model';
 import type { ToolSetup } from './cycle-script';
 import { runFloorUpdate } from './floor-entity';
 

@@ -10,7 +10,7 @@ import { Client, Connection } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { updateAgent } from '../src/client/agent-client';
+import { updateAgent } from '../src/clients/agents';
 import { createActivities } from '../src/activities';
 import { createModelResolver } from '../src/activities/model/registry';
 import type { ModelProvider } from '../src/activities/model/provider';
@@ -26,14 +26,14 @@ import {
   serveFixtureWeb,
 } from '../src/cli/research-fixture';
 import { researchInvestigationId, researchWorkflowId, researchWorkerId, subagentCycleId } from '../src/common/ids';
-import type { AgentSettings } from '../src/core/agent';
-import type { CycleInput } from '../src/core/cycle';
-import { defaultScratchpad, enqueueTasks } from '../src/core/scratchpad';
-import { MAX_COMPLETED_TASKS } from '../src/core/state-caps';
+import type { AgentSettings } from '../src/core/agent/agent';
+import type { CycleInput } from '../src/core/cycle/input';
+import { defaultScratchpad, enqueueTasks } from '../src/core/scratchpad/scratchpad';
+import { MAX_COMPLETED_TASKS } from '../src/core/scratchpad/state-caps';
 import { startDevServer } from '../src/dev-server/dev-server';
 import { agentIdKey } from '../src/common/search-attributes';
-import { startStaged } from '../src/client/staged-client';
-import { workerSinks, workflowWorkerOptions } from '../src/worker/worker';
+import { startStaged } from '../src/clients/staged-runs';
+import { workerSinks, workflowWorkerOptions } from '../src/workers/create-worker';
 import {
   directiveSignal,
   enqueueUpdate,
@@ -41,7 +41,7 @@ import {
   runCycleUpdate,
   sendUpdate,
   statusQuery,
-} from '../src/common/agent-messages';
+} from '../src/common/messages/agent';
 
 const OUT = path.resolve(__dirname, '..', '..', 'test', 'replay', 'histories');
 

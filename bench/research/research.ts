@@ -15,7 +15,7 @@ import { createModelResolver } from '../../src/activities/model/registry';
 import { RoutedScriptedProvider } from '../../src/activities/model/routed';
 import { factRoute, fixturePages, serveFixtureWeb } from '../../src/cli/research-fixture';
 import { researchWorkflowId } from '../../src/common/ids';
-import { workerSinks, workflowWorkerOptions } from '../../src/worker/worker';
+import { workerSinks, workflowWorkerOptions } from '../../src/workers/create-worker';
 import { parseBenchOptions } from '../bench-options';
 import { formatMs, median, progress } from '../measure';
 import { openTemporalTarget } from '../temporal-target';

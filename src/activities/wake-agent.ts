@@ -1,8 +1,8 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { z } from 'zod';
-import { signalAgent } from '../client/agent-client';
-import { wakeSignal } from '../common/agent-messages';
+import { signalAgent } from '../clients/agents';
+import { wakeSignal } from '../common/messages/agent';
 import { validateAgentId } from '../common/ids';
 import type { WakeAgentArgs, WakeAgentResult } from '../common/workflow-types';
 import { ScheduleError } from '../common/failure-types';

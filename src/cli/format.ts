@@ -1,6 +1,6 @@
-import { renderMarkdown } from '../core/render';
-import type { Scratchpad } from '../core/scratchpad';
-import { snapshotYaml } from '../client/snapshots';
+import { renderMarkdown } from '../core/scratchpad/render';
+import type { Scratchpad } from '../core/scratchpad/scratchpad';
+import { snapshotYaml } from '../clients/snapshots';
 import { CliError, EXIT } from './errors';
 
 export const FORMATS = ['yaml', 'markdown', 'json'] as const;

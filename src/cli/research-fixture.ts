@@ -1,7 +1,7 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ScriptEntry } from '../activities/model/scripted';
-import { planPrompt } from '../core/research-plan';
+import { planPrompt } from '../core/research/plan';
 
 /** A small web on loopback for tests and the offline demo: a SearXNG-style search endpoint and pages. */
 export interface FixtureWeb {

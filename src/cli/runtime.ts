@@ -1,9 +1,9 @@
 import { type Client, WorkflowUpdateFailedError } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { type Config, ConfigError, describeConnection, loadConfig, resolveModelSpec } from '../config';
-import { connectClient } from '../client/connection';
+import { connectClient } from '../clients/connection';
 import type { Worker } from '@temporalio/worker';
-import { createWorker } from '../worker/worker';
+import { createWorker } from '../workers/create-worker';
 import { CliError, EXIT } from './errors';
 import { errorMessage } from '../common/error-message';
 

@@ -1,5 +1,5 @@
 import { type Sinks, proxySinks } from '@temporalio/workflow';
-import type { Scratchpad } from '../core/scratchpad';
+import type { Scratchpad } from '../core/scratchpad/scratchpad';
 
 /** The scratchpad after one iteration, reported to a sink so a replay of the history can recover it. */
 export interface TimelineEntry {

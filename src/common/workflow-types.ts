@@ -1,7 +1,7 @@
-import type { AgentInput } from '../core/agent';
-import type { CycleInput, CycleResult } from '../core/cycle';
-import type { StagedInput, StagedResult } from '../core/staged-input';
-import type { ResearchInput, ResearchResult, WorkerInput, WorkerResult } from '../core/research';
+import type { AgentInput } from '../core/agent/agent';
+import type { CycleInput, CycleResult } from '../core/cycle/input';
+import type { StagedInput, StagedResult } from '../core/staged/input';
+import type { ResearchInput, ResearchResult, WorkerInput, WorkerResult } from '../core/research/run';
 
 /**
  * The workflows' names and signatures, for clients that start them by name: a client never imports workflow code,

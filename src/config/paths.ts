@@ -25,12 +25,12 @@ export function packageRoot(): string {
  * export, so a stray write throws instead of leaking into another workflow. Their dependencies are shared with them.
  */
 export const SHARED_WORKFLOW_MODULES: readonly string[] = [
-  'agent',
+  'agent/agent',
   'agent-cycle',
-  'scheduled-wake',
-  'staged-task',
-  'research',
-  'research-worker',
+  'agent/scheduled-wake',
+  'staged/staged-task',
+  'research/research',
+  'research/research-worker',
 ].map((name) => require.resolve(`../workflows/${name}`));
 
 /** Worker options that bundle this package's workflows with their shared modules. */

@@ -14,16 +14,16 @@ import {
   type CycleOutcome,
   type CycleResult,
   type ParsedCycleInput,
-} from '../core/cycle';
-import type { Scratchpad } from '../core/scratchpad';
+} from '../core/cycle/input';
+import type { Scratchpad } from '../core/scratchpad/scratchpad';
 import { cycleOutcomeKey } from '../common/search-attributes';
-import { afterQuery, beforeQuery, currentQuery, traceQuery } from '../common/cycle-messages';
-import { runChatTurn } from './chat-turn';
-import { CycleRun } from './cycle-run';
-import { HEARTBEAT_TIMEOUT } from './activity-options';
-import { directiveSignal } from '../common/agent-messages';
+import { afterQuery, beforeQuery, currentQuery, traceQuery } from '../common/messages/cycle';
+import { runChatTurn } from './cycle/chat-turn';
+import { CycleRun } from './cycle/cycle-run';
+import { HEARTBEAT_TIMEOUT } from './cycle/activity-options';
+import { directiveSignal } from '../common/messages/agent';
 import { failureMessage } from '../common/failure';
-import { runTaskLoop } from './task-loop';
+import { runTaskLoop } from './cycle/task-loop';
 import { CycleError } from '../common/failure-types';
 
 const { archiveContent } = proxyActivities<Activities>({

@@ -1,10 +1,10 @@
 import type { WorkflowTypes } from '../common/workflow-types';
-import type * as AgentModule from './agent';
+import type * as AgentModule from './agent/agent';
 import type * as AgentCycleModule from './agent-cycle';
-import type * as ResearchModule from './research';
-import type * as ResearchWorkerModule from './research-worker';
-import type * as ScheduledWakeModule from './scheduled-wake';
-import type * as StagedTaskModule from './staged-task';
+import type * as ResearchModule from './research/research';
+import type * as ResearchWorkerModule from './research/research-worker';
+import type * as ScheduledWakeModule from './agent/scheduled-wake';
+import type * as StagedTaskModule from './staged/staged-task';
 
 /*
  * Unless a worker shares its workflow modules (config/paths.ts, as this package's workers do), the SDK gives every
@@ -15,15 +15,16 @@ import type * as StagedTaskModule from './staged-task';
  * handlers are still registered in the workflow's first activation, and the commands it issues are the same.
  */
 /* eslint-disable @typescript-eslint/no-require-imports */
-export const agent: WorkflowTypes['agent'] = (...args) => (require('./agent') as typeof AgentModule).agent(...args);
+export const agent: WorkflowTypes['agent'] = (...args) =>
+  (require('./agent/agent') as typeof AgentModule).agent(...args);
 export const agentCycle: WorkflowTypes['agentCycle'] = (...args) =>
   (require('./agent-cycle') as typeof AgentCycleModule).agentCycle(...args);
 export const scheduledWake: WorkflowTypes['scheduledWake'] = (...args) =>
-  (require('./scheduled-wake') as typeof ScheduledWakeModule).scheduledWake(...args);
+  (require('./agent/scheduled-wake') as typeof ScheduledWakeModule).scheduledWake(...args);
 export const stagedTask: WorkflowTypes['stagedTask'] = (...args) =>
-  (require('./staged-task') as typeof StagedTaskModule).stagedTask(...args);
+  (require('./staged/staged-task') as typeof StagedTaskModule).stagedTask(...args);
 export const research: WorkflowTypes['research'] = (...args) =>
-  (require('./research') as typeof ResearchModule).research(...args);
+  (require('./research/research') as typeof ResearchModule).research(...args);
 export const researchWorker: WorkflowTypes['researchWorker'] = (...args) =>
-  (require('./research-worker') as typeof ResearchWorkerModule).researchWorker(...args);
+  (require('./research/research-worker') as typeof ResearchWorkerModule).researchWorker(...args);
 /* eslint-enable @typescript-eslint/no-require-imports */

@@ -3,7 +3,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
 import type { ModelProvider } from '../../src/activities/model/provider';
-import type { ModelRequest, ModelResponse } from '../../src/core/model';
+import type { ModelRequest, ModelResponse } from '../../src/core/cycle/model';
 
 const UNUSED_TOOL_OPTIONS = {
   sandboxRoot: '/nonexistent',

@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { runToolCall } from '../../src/activities/tools';
 import type { ToolOptions } from '../../src/activities/tools/types';
-import type { Observation } from '../../src/core/observation';
+import type { Observation } from '../../src/core/tools/observation';
 
 let temporary: string;
 let sandboxRoot: string;

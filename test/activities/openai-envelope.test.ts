@@ -1,6 +1,6 @@
 import { createModelResolver } from '../../src/activities/model/registry';
-import type { ModelRequest } from '../../src/core/model';
-import { parseAction } from '../../src/core/parse-action';
+import type { ModelRequest } from '../../src/core/cycle/model';
+import { parseAction } from '../../src/core/cycle/parse';
 import { runCallModel } from './call-model';
 import { type HttpStub, startHttpStub } from './http-stub';
 

@@ -1,11 +1,11 @@
 import { compactSchema } from '../../src/activities/model/json-protocol';
 import { OpenAICompatibleProvider } from '../../src/activities/model/openai';
 import { createModelResolver } from '../../src/activities/model/registry';
-import type { ModelRequest } from '../../src/core/model';
-import { parseAction } from '../../src/core/parse-action';
-import { CYCLE_SYSTEM, RESEARCH_STRATEGY_SYSTEM, RESPOND_SYSTEM } from '../../src/core/prompts';
-import { PLAN_TOOL, planFromResponse, planPrompt, planRequest } from '../../src/core/research-plan';
-import { TOOL_DESCRIPTIONS, toolInputSchema } from '../../src/core/tools';
+import type { ModelRequest } from '../../src/core/cycle/model';
+import { parseAction } from '../../src/core/cycle/parse';
+import { CYCLE_SYSTEM, RESEARCH_STRATEGY_SYSTEM, RESPOND_SYSTEM } from '../../src/core/cycle/prompts';
+import { PLAN_TOOL, planFromResponse, planPrompt, planRequest } from '../../src/core/research/plan';
+import { TOOL_DESCRIPTIONS, toolInputSchema } from '../../src/core/tools/catalogue';
 import { failureOf, runCallModel } from './call-model';
 import { type HttpStub, startHttpStub } from './http-stub';
 

@@ -1,4 +1,4 @@
-import { createResearchActivities } from '../../src/activities/research';
+import { createResearchActivities } from '../../src/activities/research/board';
 import { MemoryObservationStore } from '../../src/activities/observations/memory-store';
 import { createObservationRuntime } from '../../src/activities/observations/runtime';
 import { researchInvestigationId, researchWorkerId, subagentCycleId } from '../../src/common/ids';

@@ -3,9 +3,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { createModelResolver } from '../../src/activities/model/registry';
 import { ScriptedProvider } from '../../src/activities/model/scripted';
-import type { ModelRequest } from '../../src/core/model';
-import { parseAction } from '../../src/core/parse-action';
-import { CYCLE_SYSTEM } from '../../src/core/prompts';
+import type { ModelRequest } from '../../src/core/cycle/model';
+import { parseAction } from '../../src/core/cycle/parse';
+import { CYCLE_SYSTEM } from '../../src/core/cycle/prompts';
 import { failureOf, runCallModel } from './call-model';
 
 let directory: string;

@@ -7,7 +7,7 @@ import { runToolCall } from '../../src/activities/tools';
 import { confinementUnavailable, runConfined } from '../../src/activities/tools/confined';
 import { CONFINED_LIMITS } from '../../src/activities/tools/confined-args';
 import type { ToolOptions } from '../../src/activities/tools/types';
-import type { Observation } from '../../src/core/observation';
+import type { Observation } from '../../src/core/tools/observation';
 
 let temporary: string;
 let sandboxRoot: string;

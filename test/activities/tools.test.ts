@@ -7,7 +7,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { createActivities } from '../../src/activities';
 import { runToolCall } from '../../src/activities/tools';
 import type { ToolOptions } from '../../src/activities/tools/types';
-import type { Observation } from '../../src/core/observation';
+import type { Observation } from '../../src/core/tools/observation';
 
 let temporary: string;
 let sandboxRoot: string;

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { runConfined } from '../../src/activities/tools/confined';
-import { runVerification } from '../../src/activities/verification';
+import { runVerification } from '../../src/activities/tools/verification';
 import { createObservationRuntime } from '../../src/activities/observations/runtime';
 
 function sandbox(): string {

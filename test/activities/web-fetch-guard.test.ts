@@ -2,9 +2,9 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { runToolCall } from '../../src/activities/tools';
 import type { ToolOptions } from '../../src/activities/tools/types';
-import type { Observation } from '../../src/core/observation';
+import type { Observation } from '../../src/core/tools/observation';
 import { loadConfig } from '../../src/config';
-import { toolOptions } from '../../src/worker/worker';
+import { toolOptions } from '../../src/workers/create-worker';
 
 let server: http.Server;
 let port: number;

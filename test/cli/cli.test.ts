@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { type CliRun, runCli } from '../helpers/cli';
 import YAML from 'yaml';
-import type { Scratchpad } from '../../src/core/scratchpad';
+import type { Scratchpad } from '../../src/core/scratchpad/scratchpad';
 
 let home: string;
 let counter = 0;

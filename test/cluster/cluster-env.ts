@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import type { Client } from '@temporalio/client';
-import { connectClient } from '../../src/client/connection';
+import { connectClient } from '../../src/clients/connection';
 import { type Config, loadConfig } from '../../src/config';
 import type { ClusterState } from '../../src/dev-server/cluster/layout';
 

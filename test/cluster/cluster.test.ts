@@ -6,12 +6,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import type { Client } from '@temporalio/client';
 import { type Browser, chromium } from 'playwright-core';
-import { updateAgent } from '../../src/client/agent-client';
-import { createAgentSchedule } from '../../src/client/schedules';
-import { cyclesQuery, runCycleUpdate, sendUpdate } from '../../src/common/agent-messages';
+import { updateAgent } from '../../src/clients/agents';
+import { createAgentSchedule } from '../../src/clients/schedules';
+import { cyclesQuery, runCycleUpdate, sendUpdate } from '../../src/common/messages/agent';
 import { agentWorkflowId, cycleWorkflowId } from '../../src/common/ids';
-import type { CycleRecord } from '../../src/core/agent';
-import type { CycleResult } from '../../src/core/cycle';
+import type { CycleRecord } from '../../src/core/agent/agent';
+import type { CycleResult } from '../../src/core/cycle/input';
 import { DEFAULT_TASK_QUEUE } from '../../src/config';
 import { clusterClient, clusterConfig, clusterState, clusterWorkers } from './cluster-env';
 import { LoopbackModel, MIDDLE_MARKER } from './loopback-model';
@@ -187,7 +187,7 @@ describe('the production shape: Temporal on PostgreSQL, Redis, two worker proces
   it('refuses a connection without the cluster CA: the frontend really serves TLS', async () => {
     const config = clusterConfig({ TEMPORAL_TLS_SERVER_CA_CERT_PATH: '' });
     expect(config.temporal.tls).toBeTruthy();
-    const { connectClient } = await import('../../src/client/connection');
+    const { connectClient } = await import('../../src/clients/connection');
     await expect(connectClient(config)).rejects.toThrow();
     const plain = clusterConfig({ TEMPORAL_TLS: 'false', TEMPORAL_TLS_SERVER_CA_CERT_PATH: '' });
     await expect(connectClient(plain)).rejects.toThrow();

@@ -8,7 +8,7 @@ import { temporal } from '@temporalio/proto';
 import { isServerAnswering } from '../../src/dev-server/dev-server';
 import { freePort } from '../../src/dev-server/free-port';
 import { ensureTemporalCli } from '../../src/dev-server/provision';
-import { registerSearchAttributes } from '../../src/client/register-search-attributes';
+import { registerSearchAttributes } from '../../src/clients/register-search-attributes';
 import { SEARCH_ATTRIBUTES } from '../../src/common/search-attributes';
 import { testServerAddress } from '../helpers/temporal';
 

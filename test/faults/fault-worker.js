@@ -5,7 +5,7 @@
 // instead of bundling for several.
 const { DefaultLogger, Runtime } = require('@temporalio/worker');
 const { loadConfig } = require('../../dist/src/config');
-const { createWorker } = require('../../dist/src/worker/worker');
+const { createWorker } = require('../../dist/src/workers/create-worker');
 
 async function main() {
   Runtime.install({ logger: new DefaultLogger('WARN') });

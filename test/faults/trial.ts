@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
 import { tsToMs } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
-import { signalAgent } from '../../src/client/agent-client';
+import { signalAgent } from '../../src/clients/agents';
 import {
   cyclesQuery,
   directiveSignal,
@@ -10,9 +10,9 @@ import {
   scratchpadQuery,
   statusQuery,
   wakeSignal,
-} from '../../src/common/agent-messages';
+} from '../../src/common/messages/agent';
 import { agentWorkflowId, cycleWorkflowId } from '../../src/common/ids';
-import type { CycleResult } from '../../src/core/cycle';
+import type { CycleResult } from '../../src/core/cycle/input';
 import type { ScriptEntry } from '../../src/activities/model/scripted';
 import type { SlowServer } from './processes';
 

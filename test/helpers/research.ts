@@ -8,7 +8,7 @@ import type { ScriptEntry } from '../../src/activities/model/scripted';
 import type { ObservationStore } from '../../src/activities/observations/entry';
 import { MemoryObservationStore } from '../../src/activities/observations/memory-store';
 import type { FixtureWeb } from '../../src/cli/research-fixture';
-import { workerSinks } from '../../src/worker/worker';
+import { workerSinks } from '../../src/workers/create-worker';
 import { uniqueTaskQueue } from './temporal';
 import { sandboxOptions } from './worker';
 

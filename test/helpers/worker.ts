@@ -15,7 +15,7 @@ import { ScriptedProvider, type ScriptEntry } from '../../src/activities/model/s
 import type { ToolOptions } from '../../src/activities/tools/types';
 import type { ObservationStore } from '../../src/activities/observations/entry';
 import { MemoryObservationStore } from '../../src/activities/observations/memory-store';
-import { workerSinks, workflowBundleOptions } from '../../src/worker/worker';
+import { workerSinks, workflowBundleOptions } from '../../src/workers/create-worker';
 import { testEnvironment, uniqueTaskQueue } from './temporal';
 
 // Worker state changes at INFO drown test output; keep warnings and errors.

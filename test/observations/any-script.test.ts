@@ -1,5 +1,5 @@
-import type { Observation } from '../../src/core/observation';
-import { toolNote, observationText } from '../../src/core/observation';
+import type { Observation } from '../../src/core/tools/observation';
+import { toolNote, observationText } from '../../src/core/tools/observation';
 import { codePointLength } from '../../src/core/text';
 import { createScratchpadRead } from './scratchpad-read-fixture';
 import {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { READ_MAX_BYTES, READ_MAX_CHARS } from '../../src/core/observation';
+import { READ_MAX_BYTES, READ_MAX_CHARS } from '../../src/core/tools/observation';
 import { type ReadArgs, readBinary, readText } from '../../src/activities/observations/read-modes';
 import { TextView } from '../../src/activities/observations/text-view';
 

@@ -1,4 +1,4 @@
-import type { Observation } from '../../src/core/observation';
+import type { Observation } from '../../src/core/tools/observation';
 import { hasReferences, resolveReferences } from '../../src/activities/observations/references';
 
 const STEPS: Record<number, Observation> = {

@@ -5,7 +5,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { type Activities, createActivities } from '../../src/activities';
 import type { ToolOptions } from '../../src/activities/tools/types';
-import type { Observation, ToolCallInput } from '../../src/core/observation';
+import type { Observation, ToolCallInput } from '../../src/core/tools/observation';
 import { SqliteObservationStore } from '../../src/activities/observations/sqlite-store';
 import { SYNTHETIC_MAX_BYTES, observationBytes } from '../../src/activities/observations/synthetic';
 

@@ -1,4 +1,4 @@
-import type { Observation } from '../../src/core/observation';
+import type { Observation } from '../../src/core/tools/observation';
 import { MemoryObservationStore } from '../../src/activities/observations/memory-store';
 import { createObservationRuntime } from '../../src/activities/observations/runtime';
 import { scratchpadRead } from '../../src/activities/tools/scratchpad-read';

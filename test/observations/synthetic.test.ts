@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type Observation, isStoredObservation, observationText, toolNote } from '../../src/core/observation';
+import { type Observation, isStoredObservation, observationText, toolNote } from '../../src/core/tools/observation';
 import type { EntryInfo } from '../../src/activities/observations/entry';
 import { rebuildObservation, splitObservation } from '../../src/activities/observations/split';
 import {

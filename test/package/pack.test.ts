@@ -16,7 +16,7 @@ let folder: string;
 let files: string[];
 
 beforeAll(() => {
-  if (!fs.existsSync(path.join(ROOT, 'dist/src/index.js'))) throw new Error('run `npm run build` before this test');
+  if (!fs.existsSync(path.join(ROOT, 'dist/src/client.js'))) throw new Error('run `npm run build` before this test');
   folder = fs.mkdtempSync(path.join(os.tmpdir(), 'scratchpad-pack-'));
   // The build is already there; `prepare` would rebuild it under other tests' feet.
   const packed = JSON.parse(run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', folder], ROOT)) as {
@@ -45,9 +45,9 @@ const inApp = (script: string): string => run('node', ['-e', script], path.join(
 describe('the packed package', () => {
   it('holds dist/src, bin, README and examples, and no tests or sources', () => {
     for (const file of [
-      'dist/src/index.js',
-      'dist/src/index.d.ts',
-      'dist/src/worker/index.js',
+      'dist/src/client.js',
+      'dist/src/client.d.ts',
+      'dist/src/worker.js',
       'dist/src/workflows/index.js',
       'bin/scratchpad.js',
       'README.md',

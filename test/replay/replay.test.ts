@@ -2,9 +2,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { workerSinks } from '../../src/worker/worker';
-import { SEVERAL_CALLS_PATCH } from '../../src/workflows/carry-out';
-import { RESEARCH_WORKER_SUBAGENT_PATCH } from '../../src/workflows/research-worker';
+import { workerSinks } from '../../src/workers/create-worker';
+import { SEVERAL_CALLS_PATCH } from '../../src/workflows/cycle/run-calls';
+import { RESEARCH_WORKER_SUBAGENT_PATCH } from '../../src/workflows/research/research-worker';
 import { bundleWorkflows } from '../helpers/worker';
 
 const HISTORIES = path.join(__dirname, 'histories');

@@ -11,7 +11,7 @@ import {
   verifyScript,
 } from '../../src/cli/research-fixture';
 import { researchWorkflowId } from '../../src/common/ids';
-import { boardQuery } from '../../src/common/research-messages';
+import { boardQuery } from '../../src/common/messages/research';
 import { ARTIFACTS, frameShowing, launchChromium } from '../helpers/chromium';
 import { researchTestWorker, waitFor } from '../helpers/research';
 import { testEnvironment } from '../helpers/temporal';

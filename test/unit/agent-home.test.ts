@@ -1,8 +1,8 @@
-import { KEPT_CYCLES, cycleRecordOf, keepLast } from '../../src/core/agent';
-import { totalCost, usageCost } from '../../src/core/cost';
-import { KEPT_DIRECTIVES, reconcileDirectives } from '../../src/core/directives';
-import { ZERO_USAGE, mergeUsageByModel, totalUsage } from '../../src/core/model';
-import { defaultScratchpad } from '../../src/core/scratchpad';
+import { KEPT_CYCLES, cycleRecordOf, keepLast } from '../../src/core/agent/agent';
+import { totalCost, usageCost } from '../../src/core/cycle/cost';
+import { KEPT_DIRECTIVES, reconcileDirectives } from '../../src/core/agent/directives';
+import { ZERO_USAGE, mergeUsageByModel, totalUsage } from '../../src/core/cycle/model';
+import { defaultScratchpad } from '../../src/core/scratchpad/scratchpad';
 
 const usage = (inputTokens: number, outputTokens = 0) => ({ ...ZERO_USAGE, inputTokens, outputTokens });
 

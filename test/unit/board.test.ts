@@ -13,7 +13,7 @@ import {
   ROLES,
   type Role,
   valueOccursIn,
-} from '../../src/core/board';
+} from '../../src/core/research/board';
 
 const URL_A = 'http://127.0.0.1:1/a';
 const fact = { entity: 'Acme', field: 'revenue' };

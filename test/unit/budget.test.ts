@@ -1,5 +1,5 @@
-import { applyArchive, archivePointer, planArchive, renderedSize } from '../../src/core/budget';
-import { MAX_SECTION_CHARS, defaultScratchpad } from '../../src/core/scratchpad';
+import { applyArchive, archivePointer, planArchive, renderedSize } from '../../src/core/scratchpad/budget';
+import { MAX_SECTION_CHARS, defaultScratchpad } from '../../src/core/scratchpad/scratchpad';
 
 const lines = (prefix: string, count: number, width = 90) =>
   Array.from({ length: count }, (_, index) => `${prefix} ${index} ${'.'.repeat(width)}`).join('\n');

@@ -1,5 +1,5 @@
-import { dispatch, recordToolResult } from '../../src/core/dispatcher';
-import { defaultScratchpad } from '../../src/core/scratchpad';
+import { dispatch, recordToolResult } from '../../src/core/cycle/dispatch';
+import { defaultScratchpad } from '../../src/core/scratchpad/scratchpad';
 
 const tools = ['echo', 'shell'];
 const base = {

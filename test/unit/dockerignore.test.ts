@@ -18,7 +18,7 @@ test('.dockerignore keeps secrets and the repository out of the image', () => {
   for (const file of ['.env', '.env.production', 'server.pem', 'tls.key', '.git/config', 'node_modules/x']) {
     expect({ file, ignored: ignored(file, patterns) }).toEqual({ file, ignored: true });
   }
-  for (const file of ['package.json', 'src/index.ts', 'README.md']) {
+  for (const file of ['package.json', 'src/client.ts', 'README.md']) {
     expect({ file, ignored: ignored(file, patterns) }).toEqual({ file, ignored: false });
   }
 });

@@ -1,6 +1,6 @@
-import type { ModelResponse } from '../../src/core/model';
-import { ZERO_USAGE } from '../../src/core/model';
-import { parseAction, parseTextAction } from '../../src/core/parse-action';
+import type { ModelResponse } from '../../src/core/cycle/model';
+import { ZERO_USAGE } from '../../src/core/cycle/model';
+import { parseAction, parseTextAction } from '../../src/core/cycle/parse';
 
 describe('JSON text protocol parser', () => {
   it('reads a bare object', () => {

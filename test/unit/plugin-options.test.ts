@@ -1,7 +1,7 @@
 import * as os from 'node:os';
 import type { WorkerOptions } from '@temporalio/worker';
 import { SHARED_WORKFLOW_MODULES } from '../../src/config/paths';
-import { ScratchpadPlugin } from '../../src/worker/plugin';
+import { ScratchpadPlugin } from '../../src/workers/plugin';
 
 const plugin = new ScratchpadPlugin({
   tools: { sandboxRoot: os.tmpdir(), shellAllow: [], shellTimeoutMs: 1000, fetchAllowHosts: [], fetchMaxBytes: 1000 },

@@ -7,10 +7,10 @@ import {
   ScratchpadSchema,
   defaultScratchpad,
   getSection,
-} from '../../src/core/scratchpad';
-import { applyArchive, planArchive } from '../../src/core/budget';
-import { type Scratchpad } from '../../src/core/scratchpad';
-import { isEmptied, safeApply } from '../../src/core/update';
+} from '../../src/core/scratchpad/scratchpad';
+import { applyArchive, planArchive } from '../../src/core/scratchpad/budget';
+import { type Scratchpad } from '../../src/core/scratchpad/scratchpad';
+import { isEmptied, safeApply } from '../../src/core/scratchpad/update';
 
 /** What the workflow does after every update: archive what the budget and section caps do not hold. */
 function withinBudget(state: Scratchpad, budget: number): Scratchpad {

@@ -1,5 +1,5 @@
-import { defaultScratchpad, enqueueTasks } from '../../src/core/scratchpad';
-import { MAX_STATE_BYTES, importViolation, queueViolation, stateBytes } from '../../src/core/state-caps';
+import { defaultScratchpad, enqueueTasks } from '../../src/core/scratchpad/scratchpad';
+import { MAX_STATE_BYTES, importViolation, queueViolation, stateBytes } from '../../src/core/scratchpad/state-caps';
 
 // 5,000 CJK characters: 15,000 bytes of UTF-8 each, the most one queued task may carry.
 const bigTask = (n: number) => `${n}:${'任'.repeat(4990)}`;

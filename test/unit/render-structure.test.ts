@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { renderMarkdown } from '../../src/core/render';
-import { SECTION_KEY_NAMES, defaultScratchpad, setSection } from '../../src/core/scratchpad';
-import { safeApply } from '../../src/core/update';
+import { renderMarkdown } from '../../src/core/scratchpad/render';
+import { SECTION_KEY_NAMES, defaultScratchpad, setSection } from '../../src/core/scratchpad/scratchpad';
+import { safeApply } from '../../src/core/scratchpad/update';
 
 /** The structure lines of rendered markdown: headings (up to three spaces of indent, as CommonMark) and dividers. */
 function structure(markdown: string): string[] {

@@ -1,10 +1,10 @@
-import { turnObservations } from '../../src/core/chat';
-import { dispatchAction, refuse } from '../../src/core/dispatcher';
-import { type ModelResponse, ZERO_USAGE } from '../../src/core/model';
-import { chatCalls, parseToolCalls } from '../../src/core/parse-action';
-import { MAX_CALLS_PER_RESPONSE, planCalls, stepLabel } from '../../src/core/reply';
-import { defaultScratchpad } from '../../src/core/scratchpad';
-import { traceEntries, traceEntry } from '../../src/core/trace';
+import { turnObservations } from '../../src/core/cycle/chat-messages';
+import { dispatchAction, refuse } from '../../src/core/cycle/dispatch';
+import { type ModelResponse, ZERO_USAGE } from '../../src/core/cycle/model';
+import { chatCalls, parseToolCalls } from '../../src/core/cycle/parse';
+import { MAX_CALLS_PER_RESPONSE, planCalls, stepLabel } from '../../src/core/cycle/plan-calls';
+import { defaultScratchpad } from '../../src/core/scratchpad/scratchpad';
+import { traceEntries, traceEntry } from '../../src/core/cycle/trace';
 
 function response(text: string, calls: [string, unknown][] = []): ModelResponse {
   const toolCalls = calls.map(([name, input], index) => ({ id: `c${index}`, name, input }));

@@ -1,6 +1,6 @@
-import { BOARD_LIMITS } from '../../src/core/board';
-import type { ModelResponse } from '../../src/core/model';
-import { ResearchInputSchema, strategyOf } from '../../src/core/research';
+import { BOARD_LIMITS } from '../../src/core/research/board';
+import type { ModelResponse } from '../../src/core/cycle/model';
+import { ResearchInputSchema, strategyOf } from '../../src/core/research/run';
 import {
   MAX_PLANNED_FACTS,
   PLAN_TOOL,
@@ -10,8 +10,8 @@ import {
   planFromResponse,
   planPrompt,
   replySummary,
-} from '../../src/core/research-plan';
-import { ENTRY_BODIES } from '../../src/core/board-schema';
+} from '../../src/core/research/plan';
+import { ENTRY_BODIES } from '../../src/core/research/board-schema';
 
 const question = 'Revenue and employees of Acme and Globex';
 const given = { question };

@@ -1,6 +1,6 @@
-import type { Author, BoardEntry, Draft } from '../../src/core/board';
-import type { ResearchStatus } from '../../src/core/research';
-import { renderBoard } from '../../src/core/research-render';
+import type { Author, BoardEntry, Draft } from '../../src/core/research/board';
+import type { ResearchStatus } from '../../src/core/research/run';
+import { renderBoard } from '../../src/core/research/render';
 
 const supervisor: Author = { role: 'supervisor', id: 'research/r1' };
 const worker: Author = { role: 'worker', id: 'research/r1/worker/1' };

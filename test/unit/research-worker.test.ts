@@ -1,9 +1,9 @@
-import { CycleInputSchema } from '../../src/core/cycle';
-import { urlKey } from '../../src/core/url-key';
-import { MAX_SECTION_CHARS } from '../../src/core/scratchpad';
-import type { WorkerInput } from '../../src/core/research';
-import { INVESTIGATION_TOOLS, investigationInput } from '../../src/core/research-worker';
-import { MAX_SUBAGENT_DEPTH, subagentInput } from '../../src/core/subagent';
+import { CycleInputSchema } from '../../src/core/cycle/input';
+import { urlKey } from '../../src/core/research/url-key';
+import { MAX_SECTION_CHARS } from '../../src/core/scratchpad/scratchpad';
+import type { WorkerInput } from '../../src/core/research/run';
+import { INVESTIGATION_TOOLS, investigationInput } from '../../src/core/research/investigation';
+import { MAX_SUBAGENT_DEPTH, subagentInput } from '../../src/core/agent/subagent';
 import { isWorkerObservation, researchInvestigationId, researchWorkerId, subagentCycleId } from '../../src/common/ids';
 
 const worker: WorkerInput = {

@@ -1,11 +1,11 @@
-import { MAX_MESSAGE_CHARS, SendArgsSchema } from '../../src/core/agent';
-import { applyCompletedArchive, hasArchivePointer, planCompletedArchive } from '../../src/core/budget';
-import { completeTask, dispatch } from '../../src/core/dispatcher';
-import { NOTE_RESULT_CHARS, toolNote } from '../../src/core/observation';
-import { MAX_NESTING_DEPTH, parseAction, parseTextAction } from '../../src/core/parse-action';
-import { ZERO_USAGE } from '../../src/core/model';
-import { renderMarkdown } from '../../src/core/render';
-import { defaultScratchpad, getSection } from '../../src/core/scratchpad';
+import { MAX_MESSAGE_CHARS, SendArgsSchema } from '../../src/core/agent/agent';
+import { applyCompletedArchive, hasArchivePointer, planCompletedArchive } from '../../src/core/scratchpad/budget';
+import { completeTask, dispatch } from '../../src/core/cycle/dispatch';
+import { NOTE_RESULT_CHARS, toolNote } from '../../src/core/tools/observation';
+import { MAX_NESTING_DEPTH, parseAction, parseTextAction } from '../../src/core/cycle/parse';
+import { ZERO_USAGE } from '../../src/core/cycle/model';
+import { renderMarkdown } from '../../src/core/scratchpad/render';
+import { defaultScratchpad, getSection } from '../../src/core/scratchpad/scratchpad';
 import {
   COMPLETED_TASKS_KEPT,
   MAX_COMPLETED_TASKS,
@@ -13,9 +13,9 @@ import {
   MAX_ITEM_CHARS,
   MAX_STATE_BYTES,
   stateBytes,
-} from '../../src/core/state-caps';
+} from '../../src/core/scratchpad/state-caps';
 import { codePointLength } from '../../src/core/text';
-import { safeApply } from '../../src/core/update';
+import { safeApply } from '../../src/core/scratchpad/update';
 
 const base = defaultScratchpad('test');
 

@@ -32,7 +32,12 @@ function frozenSchemas(exports: unknown): string[] {
 describe('modules shared among workflow executions', () => {
   it('are every workflow and what it loads', () => {
     expect(relative(shared)).toEqual(
-      expect.arrayContaining(['workflows/agent.ts', 'workflows/research.ts', 'core/scratchpad.ts', 'core/tools.ts']),
+      expect.arrayContaining([
+        'workflows/agent/agent.ts',
+        'workflows/research/research.ts',
+        'core/scratchpad/scratchpad.ts',
+        'core/tools/catalogue.ts',
+      ]),
     );
   });
 

@@ -11,7 +11,7 @@ import {
   shouldStage,
   stagedOutcome,
   withPriorScratchpad,
-} from '../../src/core/staged';
+} from '../../src/core/staged/rules';
 
 describe('the staging rule (seed 004)', () => {
   it.each([

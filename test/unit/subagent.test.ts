@@ -1,9 +1,9 @@
 import { subagentCycleId } from '../../src/common/ids';
-import { CycleInputSchema, type CycleResult } from '../../src/core/cycle';
-import { ZERO_USAGE } from '../../src/core/model';
-import { toolNote } from '../../src/core/observation';
-import { defaultScratchpad, enqueueTasks } from '../../src/core/scratchpad';
-import { MAX_ITEM_CHARS } from '../../src/core/state-caps';
+import { CycleInputSchema, type CycleResult } from '../../src/core/cycle/input';
+import { ZERO_USAGE } from '../../src/core/cycle/model';
+import { toolNote } from '../../src/core/tools/observation';
+import { defaultScratchpad, enqueueTasks } from '../../src/core/scratchpad/scratchpad';
+import { MAX_ITEM_CHARS } from '../../src/core/scratchpad/state-caps';
 import {
   MAX_SUBAGENT_DEPTH,
   MAX_SUBAGENTS_PER_CYCLE,
@@ -13,8 +13,8 @@ import {
   subagentObservation,
   subagentRefusal,
   withChildUsage,
-} from '../../src/core/subagent';
-import { ACTIVITY_TOOLS, CYCLE_TOOLS, SPAWN_SUBAGENT, isActivityTool } from '../../src/core/tools';
+} from '../../src/core/agent/subagent';
+import { ACTIVITY_TOOLS, CYCLE_TOOLS, SPAWN_SUBAGENT, isActivityTool } from '../../src/core/tools/catalogue';
 
 const usage = (inputTokens: number, outputTokens: number) => ({ ...ZERO_USAGE, inputTokens, outputTokens });
 

@@ -4,8 +4,8 @@ import {
   SECTION_KEY_NAMES,
   defaultScratchpad,
   getSection,
-} from '../../src/core/scratchpad';
-import { appendText, safeApply } from '../../src/core/update';
+} from '../../src/core/scratchpad/scratchpad';
+import { appendText, safeApply } from '../../src/core/scratchpad/update';
 
 describe('update_scratchpad merge', () => {
   const base = { ...defaultScratchpad('Test agent'), workspace: 'draft v1', notes: 'n1' };

@@ -8,25 +8,25 @@ import { SRC, loadedBy, relative } from '../helpers/module-graph';
  */
 describe('what an agent and its cycles load', () => {
   const forbidden = [
-    'core/board-schema.ts',
-    'core/board.ts',
-    'core/research.ts',
-    'core/research-plan.ts',
-    'core/staged-input.ts',
+    'core/research/board-schema.ts',
+    'core/research/board.ts',
+    'core/research/run.ts',
+    'core/research/plan.ts',
+    'core/staged/input.ts',
   ];
 
-  it.each(['workflows/agent.ts', 'workflows/agent-cycle.ts'])(
+  it.each(['workflows/agent/agent.ts', 'workflows/agent-cycle.ts'])(
     '%s loads no research board or staged-run schemas',
     (root) => {
       const loaded = relative(loadedBy(path.join(SRC, root)));
       expect(loaded.filter((file) => forbidden.includes(file))).toEqual([]);
-      expect(loaded).toContain('core/scratchpad.ts');
+      expect(loaded).toContain('core/scratchpad/scratchpad.ts');
     },
   );
 
   it('the research supervisor does load them (the check can see them)', () => {
-    expect(relative(loadedBy(path.join(SRC, 'workflows/research.ts')))).toEqual(
-      expect.arrayContaining(['core/board-schema.ts', 'core/research.ts']),
+    expect(relative(loadedBy(path.join(SRC, 'workflows/research/research.ts')))).toEqual(
+      expect.arrayContaining(['core/research/board-schema.ts', 'core/research/run.ts']),
     );
   });
 });

@@ -1,10 +1,10 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { signalAgent, updateAgent } from '../../src/client/agent-client';
-import type { AgentSettings, AgentStatus, CycleRecord, DirectiveRecord } from '../../src/core/agent';
-import type { CycleResult } from '../../src/core/cycle';
-import { MAX_COMPLETED_TASKS } from '../../src/core/state-caps';
-import type { Scratchpad } from '../../src/core/scratchpad';
+import { signalAgent, updateAgent } from '../../src/clients/agents';
+import type { AgentSettings, AgentStatus, CycleRecord, DirectiveRecord } from '../../src/core/agent/agent';
+import type { CycleResult } from '../../src/core/cycle/input';
+import { MAX_COMPLETED_TASKS } from '../../src/core/scratchpad/state-caps';
+import type { Scratchpad } from '../../src/core/scratchpad/scratchpad';
 import {
   cyclesQuery,
   directiveSignal,
@@ -16,7 +16,7 @@ import {
   scratchpadQuery,
   sendUpdate,
   statusQuery,
-} from '../../src/common/agent-messages';
+} from '../../src/common/messages/agent';
 import { scriptedWorker, useWorkflowEnvironment } from '../helpers/worker';
 import { agentWorkflowId } from '../../src/common/ids';
 

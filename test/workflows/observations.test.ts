@@ -12,12 +12,12 @@ import type { ModelProvider, ProviderRequest } from '../../src/activities/model/
 import { createModelResolver } from '../../src/activities/model/registry';
 import { type ScriptEntry, ScriptedProvider } from '../../src/activities/model/scripted';
 import type { ToolOptions } from '../../src/activities/tools/types';
-import type { CycleInput, CycleResult } from '../../src/core/cycle';
-import type { ModelResponse } from '../../src/core/model';
-import { defaultScratchpad, enqueueTasks } from '../../src/core/scratchpad';
+import type { CycleInput, CycleResult } from '../../src/core/cycle/input';
+import type { ModelResponse } from '../../src/core/cycle/model';
+import { defaultScratchpad, enqueueTasks } from '../../src/core/scratchpad/scratchpad';
 import { SqliteObservationStore } from '../../src/activities/observations/sqlite-store';
 import { agentIdKey } from '../../src/common/search-attributes';
-import { workerSinks } from '../../src/worker/worker';
+import { workerSinks } from '../../src/workers/create-worker';
 import { testEnvironment, uniqueTaskQueue } from '../helpers/temporal';
 import { bundleWorkflows, sandboxOptions } from '../helpers/worker';
 

@@ -1,7 +1,7 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import Redis from 'ioredis';
-import { mirrorEntries, mirrorKey } from '../../src/activities/board-mirror';
+import { mirrorEntries, mirrorKey } from '../../src/activities/research/mirror';
 import {
   type FixtureWeb,
   factRoute,
@@ -9,10 +9,10 @@ import {
   serveFixtureWeb,
   verifyScript,
 } from '../../src/cli/research-fixture';
-import { startDirectiveBridge } from '../../src/client/directive-bridge';
-import type { BoardEntry } from '../../src/core/board';
+import { startDirectiveBridge } from '../../src/clients/directive-bridge';
+import type { BoardEntry } from '../../src/core/research/board';
 import { researchWorkflowId } from '../../src/common/ids';
-import { boardQuery, statusQuery } from '../../src/common/research-messages';
+import { boardQuery, statusQuery } from '../../src/common/messages/research';
 import { type RedisServerHandle, testRedisServer } from '../helpers/redis';
 import { testEnvironment } from '../helpers/temporal';
 import { bundleWorkflows } from '../helpers/worker';

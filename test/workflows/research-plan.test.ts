@@ -12,11 +12,11 @@ import {
   serveFixtureWeb,
   verifyScript,
 } from '../../src/cli/research-fixture';
-import type { BoardEntry, EntryOf } from '../../src/core/board';
-import type { ResearchInput, ResearchResult } from '../../src/core/research';
-import { MAX_PLANNED_FACTS } from '../../src/core/research-plan';
+import type { BoardEntry, EntryOf } from '../../src/core/research/board';
+import type { ResearchInput, ResearchResult } from '../../src/core/research/run';
+import { MAX_PLANNED_FACTS } from '../../src/core/research/plan';
 import { researchWorkflowId } from '../../src/common/ids';
-import { directiveSignal, statusQuery } from '../../src/common/research-messages';
+import { directiveSignal, statusQuery } from '../../src/common/messages/research';
 import { useWorkflowEnvironment } from '../helpers/worker';
 import { researchTestWorker } from '../helpers/research';
 

@@ -1,7 +1,7 @@
 import { MockActivityEnvironment, type TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { type BoardWriteOutcome, createResearchActivities } from '../../src/activities/research';
+import { type BoardWriteOutcome, createResearchActivities } from '../../src/activities/research/board';
 import type { ScriptEntry } from '../../src/activities/model/scripted';
 import {
   type FixtureWeb,
@@ -11,8 +11,8 @@ import {
   serveFixtureWeb,
   verifyScript,
 } from '../../src/cli/research-fixture';
-import type { BoardEntry } from '../../src/core/board';
-import type { ResearchInput } from '../../src/core/research';
+import type { BoardEntry } from '../../src/core/research/board';
+import type { ResearchInput } from '../../src/core/research/run';
 import { researchWorkflowId, researchWorkerId } from '../../src/common/ids';
 import {
   boardQuery,
@@ -20,7 +20,7 @@ import {
   statusQuery,
   synthesizeUpdate,
   writeUpdate,
-} from '../../src/common/research-messages';
+} from '../../src/common/messages/research';
 import { testEnvironment } from '../helpers/temporal';
 import { bundleWorkflows } from '../helpers/worker';
 import { researchTestWorker, waitFor } from '../helpers/research';

@@ -1,12 +1,12 @@
 import { ScheduleNotFoundError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { updateAgent } from '../../src/client/agent-client';
-import type { CycleRecord } from '../../src/core/agent';
+import { updateAgent } from '../../src/clients/agents';
+import type { CycleRecord } from '../../src/core/agent/agent';
 import { CliError, EXIT } from '../../src/cli/errors';
 import { buildProgram } from '../../src/cli/main';
-import { type AgentScheduleInfo, createAgentSchedule, listAgentSchedules } from '../../src/client/schedules';
-import { cyclesQuery, scratchpadQuery, sendUpdate } from '../../src/common/agent-messages';
+import { type AgentScheduleInfo, createAgentSchedule, listAgentSchedules } from '../../src/clients/schedules';
+import { cyclesQuery, scratchpadQuery, sendUpdate } from '../../src/common/messages/agent';
 import { testEnvironment, testServerAddress } from '../helpers/temporal';
 import { bundleWorkflows, scriptedWorker } from '../helpers/worker';
 import { agentWorkflowId } from '../../src/common/ids';

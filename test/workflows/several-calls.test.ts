@@ -3,10 +3,10 @@ import * as path from 'node:path';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { traceQuery } from '../../src/common/cycle-messages';
+import { traceQuery } from '../../src/common/messages/cycle';
 import { agentIdKey } from '../../src/common/search-attributes';
-import type { CycleInput, CycleResult } from '../../src/core/cycle';
-import { defaultScratchpad, enqueueTasks } from '../../src/core/scratchpad';
+import type { CycleInput, CycleResult } from '../../src/core/cycle/input';
+import { defaultScratchpad, enqueueTasks } from '../../src/core/scratchpad/scratchpad';
 import { scriptedWorker, useWorkflowEnvironment } from '../helpers/worker';
 
 let env: TestWorkflowEnvironment;

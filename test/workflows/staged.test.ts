@@ -3,12 +3,12 @@ import * as path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { ScriptEntry } from '../../src/activities/model/scripted';
-import { previousScratchpad, startStaged } from '../../src/client/staged-client';
-import { updateAgent } from '../../src/client/agent-client';
-import { runCycleUpdate } from '../../src/common/agent-messages';
+import { previousScratchpad, startStaged } from '../../src/clients/staged-runs';
+import { updateAgent } from '../../src/clients/agents';
+import { runCycleUpdate } from '../../src/common/messages/agent';
 import { cycleOutcomeKey } from '../../src/common/search-attributes';
-import { NO_OP_CORRECTION } from '../../src/core/staged';
-import type { StagedInput, StagedResult } from '../../src/core/staged-input';
+import { NO_OP_CORRECTION } from '../../src/core/staged/rules';
+import type { StagedInput, StagedResult } from '../../src/core/staged/input';
 import { type ScriptedWorker, scriptedWorker, useWorkflowEnvironment } from '../helpers/worker';
 
 let env: TestWorkflowEnvironment;

@@ -1,11 +1,11 @@
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { beforeQuery } from '../../src/common/cycle-messages';
+import { beforeQuery } from '../../src/common/messages/cycle';
 import { subagentCycleId } from '../../src/common/ids';
 import { agentIdKey } from '../../src/common/search-attributes';
-import type { CycleInput, CycleResult } from '../../src/core/cycle';
-import { defaultScratchpad, enqueueTasks } from '../../src/core/scratchpad';
+import type { CycleInput, CycleResult } from '../../src/core/cycle/input';
+import { defaultScratchpad, enqueueTasks } from '../../src/core/scratchpad/scratchpad';
 import { scriptedWorker, useWorkflowEnvironment } from '../helpers/worker';
 
 let env: TestWorkflowEnvironment;

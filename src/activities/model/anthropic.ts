@@ -1,8 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { Message, MessageCreateParamsNonStreaming, ToolChoice } from '@anthropic-ai/sdk/resources/messages';
-import type { ModelResponse } from '../../core/model';
-import { SYSTEM_PROMPTS } from '../../core/prompts';
-import { TOOL_DESCRIPTIONS, toolInputSchema } from '../../core/tools';
+import type { ModelResponse } from '../../core/cycle/model';
+import { SYSTEM_PROMPTS } from '../../core/cycle/prompts';
+import { TOOL_DESCRIPTIONS, toolInputSchema } from '../../core/tools/catalogue';
 import { toModelFailure } from './errors';
 import { offeredTools } from './offered-tools';
 import type { ModelProvider, ProviderRequest } from './provider';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { ToolCall } from '../../core/model';
-import { objectSpans } from '../../core/parse-action';
-import { SYSTEM_PROMPTS } from '../../core/prompts';
+import type { ToolCall } from '../../core/cycle/model';
+import { objectSpans } from '../../core/cycle/parse';
+import { SYSTEM_PROMPTS } from '../../core/cycle/prompts';
 import type { ProviderRequest } from './provider';
 
 /**

@@ -1,5 +1,5 @@
-import { SYSTEM_PROMPTS } from '../../core/prompts';
-import { TOOL_DESCRIPTIONS, toolInputSchema } from '../../core/tools';
+import { SYSTEM_PROMPTS } from '../../core/cycle/prompts';
+import { TOOL_DESCRIPTIONS, toolInputSchema } from '../../core/tools/catalogue';
 import { offeredTools } from './offered-tools';
 import type { ProviderRequest } from './provider';
 

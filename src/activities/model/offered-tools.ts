@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { TOOL_ARGS, type ToolName } from '../../core/tools';
+import { TOOL_ARGS, type ToolName } from '../../core/tools/catalogue';
 import { ModelError } from '../../common/failure-types';
 
 function isToolName(name: string): name is ToolName {

@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
-import type { ModelResponse } from '../../core/model';
+import type { ModelResponse } from '../../core/cycle/model';
 import { toModelFailure } from './errors';
 import { envelopeSystem, envelopeToolCalls, speaksEnvelope } from './envelope';
 import { jsonProtocolSystem } from './json-protocol';

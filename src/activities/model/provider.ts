@@ -1,4 +1,4 @@
-import type { ModelResponse, SystemPromptId } from '../../core/model';
+import type { ModelResponse, SystemPromptId } from '../../core/cycle/model';
 
 /** A model request after defaults are applied; what providers receive. */
 export interface ProviderRequest {

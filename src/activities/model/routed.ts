@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import type { ModelResponse } from '../../core/model';
+import type { ModelResponse } from '../../core/cycle/model';
 import type { ModelProvider, ProviderRequest } from './provider';
 import { ScriptedProvider, type ScriptEntry } from './scripted';
 

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import { READ_DEFAULT_CHARS, READ_FULL_MAX_CHARS, READ_MAX_BYTES, READ_MAX_CHARS } from '../../core/observation';
-import type { TOOL_ARGS } from '../../core/tools';
+import { READ_DEFAULT_CHARS, READ_FULL_MAX_CHARS, READ_MAX_BYTES, READ_MAX_CHARS } from '../../core/tools/observation';
+import type { TOOL_ARGS } from '../../core/tools/catalogue';
 import { grepText } from './grep';
 import { ReadError } from './read-error';
 import type { TextView } from './text-view';

@@ -1,4 +1,4 @@
-import type { Observation } from '../../core/observation';
+import type { Observation } from '../../core/tools/observation';
 
 // `{{step3.content}}`, `{{ step3.result.stdout }}`: a step number and a dotted field path.
 const REFERENCE = /\{\{\s*step(\d+)\.([A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*)\s*\}\}/g;

@@ -1,4 +1,4 @@
-import type { Observation } from '../../core/observation';
+import type { Observation } from '../../core/tools/observation';
 import type { EntryInfo, EntryKind, ResultFormat } from './entry';
 
 /** An observation as stored: its payload (`result`) as content, everything else as metadata. */

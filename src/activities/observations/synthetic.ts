@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type Observation, STORED_NOTE_CHARS } from '../../core/observation';
+import { type Observation, STORED_NOTE_CHARS } from '../../core/tools/observation';
 import type { EntryKind } from './entry';
 import type { EntryContent } from './content-cache';
 import { TextView, pairSafeOffset } from './text-view';

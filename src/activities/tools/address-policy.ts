@@ -1,5 +1,5 @@
 import * as net from 'node:net';
-import { urlKey } from '../../core/url-key';
+import { urlKey } from '../../core/research/url-key';
 
 /** Where a network tool may connect. */
 export interface NetworkPolicy {

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import type { Observation } from '../../core/observation';
-import type { TOOL_ARGS } from '../../core/tools';
+import type { Observation } from '../../core/tools/observation';
+import type { TOOL_ARGS } from '../../core/tools/catalogue';
 import { decodeUtf8 } from './decode-text';
 import { openInSandbox, SandboxError, type SandboxFile } from './sandbox';
 import type { ToolOptions } from './types';

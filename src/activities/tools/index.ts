@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Observation, ToolCallInput } from '../../core/observation';
-import { ACTIVITY_TOOLS, type ActivityToolName, isActivityTool, TOOL_ARGS } from '../../core/tools';
+import type { Observation, ToolCallInput } from '../../core/tools/observation';
+import { ACTIVITY_TOOLS, type ActivityToolName, isActivityTool, TOOL_ARGS } from '../../core/tools/catalogue';
 import { echo } from './echo';
 import { errorMessage } from '../../common/error-message';
 import { fsRead, fsWrite } from './fs';

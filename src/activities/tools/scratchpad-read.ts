@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Observation, ToolCallInput } from '../../core/observation';
-import { TOOL_ARGS } from '../../core/tools';
+import type { Observation, ToolCallInput } from '../../core/tools/observation';
+import { TOOL_ARGS } from '../../core/tools/catalogue';
 import type { EntryInfo } from '../observations/entry';
 import { ReadError } from '../observations/read-error';
 import { readBinary, readText } from '../observations/read-modes';

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import type { Observation } from '../../core/observation';
-import type { TOOL_ARGS } from '../../core/tools';
+import type { Observation } from '../../core/tools/observation';
+import type { TOOL_ARGS } from '../../core/tools/catalogue';
 import { splitCommandLine } from './command-line';
 import { type ConfinedRunResult, confinementUnavailable, runConfined } from './confined';
 import { ensureSandboxRoot } from './sandbox';

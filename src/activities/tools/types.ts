@@ -1,4 +1,4 @@
-import type { Observation } from '../../core/observation';
+import type { Observation } from '../../core/tools/observation';
 
 /** Where and how tools may act. */
 export interface ToolOptions {

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import type { Observation } from '../../core/observation';
-import type { TOOL_ARGS } from '../../core/tools';
+import type { Observation } from '../../core/tools/observation';
+import type { TOOL_ARGS } from '../../core/tools/catalogue';
 import type { NetworkPolicy } from './address-policy';
 import { decodeUtf8 } from './decode-text';
 import { errorMessage } from '../../common/error-message';

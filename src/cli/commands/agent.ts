@@ -1,12 +1,12 @@
 import * as fs from 'node:fs/promises';
 import type { Client } from '@temporalio/client';
 import YAML from 'yaml';
-import { type AgentTarget, describeAgent, signalAgent, updateAgent } from '../../client/agent-client';
+import { type AgentTarget, describeAgent, signalAgent, updateAgent } from '../../clients/agents';
 import type { Config } from '../../config';
-import { listCycles } from '../../client/connection';
-import type { AgentSettings } from '../../core/agent';
-import { type Scratchpad, normalizeScratchpad } from '../../core/scratchpad';
-import { cycleStatesFromHistory } from '../../client/snapshots';
+import { listCycles } from '../../clients/connection';
+import type { AgentSettings } from '../../core/agent/agent';
+import { type Scratchpad, normalizeScratchpad } from '../../core/scratchpad/scratchpad';
+import { cycleStatesFromHistory } from '../../clients/snapshots';
 import {
   configureUpdate,
   directiveSignal,
@@ -17,7 +17,7 @@ import {
   sendUpdate,
   statusQuery,
   wakeSignal,
-} from '../../common/agent-messages';
+} from '../../common/messages/agent';
 import { CliError, EXIT, outcomeExitCode } from '../errors';
 import * as runtime from '../runtime';
 import { agentWorkflowId, validateAgentId } from '../../common/ids';

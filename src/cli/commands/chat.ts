@@ -1,7 +1,7 @@
 import * as readline from 'node:readline';
-import { signalAgent, updateAgent } from '../../client/agent-client';
-import { renderMarkdown } from '../../core/render';
-import { directiveSignal, scratchpadQuery, sendUpdate } from '../../common/agent-messages';
+import { signalAgent, updateAgent } from '../../clients/agents';
+import { renderMarkdown } from '../../core/scratchpad/render';
+import { directiveSignal, scratchpadQuery, sendUpdate } from '../../common/messages/agent';
 import { CliError, EXIT } from '../errors';
 import * as runtime from '../runtime';
 import { agentContext, onAgentQueue } from './agent';

@@ -1,6 +1,6 @@
 import type { Run } from '../groups/run';
 import type { Command } from 'commander';
-import { startCodecServer } from '../../client/codec-server';
+import { startCodecServer } from '../../clients/codec-server';
 import { EncryptionCodec } from '../../common/encryption-codec';
 import { CliError, EXIT } from '../errors';
 import * as runtime from '../runtime';

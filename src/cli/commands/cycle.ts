@@ -1,13 +1,13 @@
 import * as fs from 'node:fs/promises';
 import YAML from 'yaml';
-import { updateAgent } from '../../client/agent-client';
-import { describeChanges, diffScratchpads } from '../../core/diff';
-import { type Scratchpad, normalizeScratchpad } from '../../core/scratchpad';
+import { updateAgent } from '../../clients/agents';
+import { describeChanges, diffScratchpads } from '../../core/scratchpad/diff';
+import { type Scratchpad, normalizeScratchpad } from '../../core/scratchpad/scratchpad';
 import { CliError, EXIT, outcomeExitCode } from '../errors';
 import { workflowUrl } from '../format';
 import * as runtime from '../runtime';
-import { cycleStatesFromHistory } from '../../client/snapshots';
-import { importUpdate, runCycleUpdate } from '../../common/agent-messages';
+import { cycleStatesFromHistory } from '../../clients/snapshots';
+import { importUpdate, runCycleUpdate } from '../../common/messages/agent';
 import { agentContext, onAgentQueue } from './agent';
 import { agentWorkflowId } from '../../common/ids';
 import { errorMessage } from '../../common/error-message';

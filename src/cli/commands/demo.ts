@@ -1,14 +1,14 @@
 import * as path from 'node:path';
-import { updateAgent } from '../../client/agent-client';
-import type { CycleResult } from '../../core/cycle';
-import { describeChanges, diffScratchpads } from '../../core/diff';
-import { cycleStatesFromHistory, snapshotYaml } from '../../client/snapshots';
+import { updateAgent } from '../../clients/agents';
+import type { CycleResult } from '../../core/cycle/input';
+import { describeChanges, diffScratchpads } from '../../core/scratchpad/diff';
+import { cycleStatesFromHistory, snapshotYaml } from '../../clients/snapshots';
 import { ensureDevServer } from '../../dev-server/dev-server';
-import { createWorker } from '../../worker/worker';
+import { createWorker } from '../../workers/create-worker';
 import { EXIT, outcomeExitCode } from '../errors';
 import { workflowUrl } from '../format';
 import { packageRoot } from '../package-root';
-import { runCycleUpdate } from '../../common/agent-messages';
+import { runCycleUpdate } from '../../common/messages/agent';
 import * as runtime from '../runtime';
 
 const DEMO_AGENT = 'demo';

@@ -2,14 +2,19 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import { z } from 'zod';
 import type { Worker } from '@temporalio/worker';
 import { RoutedScriptedProvider } from '../../activities/model/routed';
-import type { BoardEntry } from '../../core/board';
-import { type ResearchInput, ResearchInputSchema, type ResearchResult, type ResearchUsage } from '../../core/research';
-import { entryLine, strategyLines } from '../../core/research-render';
+import type { BoardEntry } from '../../core/research/board';
+import {
+  type ResearchInput,
+  ResearchInputSchema,
+  type ResearchResult,
+  type ResearchUsage,
+} from '../../core/research/run';
+import { entryLine, strategyLines } from '../../core/research/render';
 import { researchWorkflowId } from '../../common/ids';
-import { boardQuery, directiveSignal } from '../../common/research-messages';
+import { boardQuery, directiveSignal } from '../../common/messages/research';
 import type { Config } from '../../config';
 import { ensureDevServer } from '../../dev-server/dev-server';
-import { createWorker } from '../../worker/worker';
+import { createWorker } from '../../workers/create-worker';
 import { CliError, EXIT } from '../errors';
 import { DEMO_COMPANIES, DEMO_PLAN, demoRoutes, fixturePages, planRoute, serveFixtureWeb } from '../research-fixture';
 import * as runtime from '../runtime';

@@ -7,7 +7,7 @@ import {
   createAgentSchedule,
   describeAgentSchedule,
   listAgentSchedules,
-} from '../../client/schedules';
+} from '../../clients/schedules';
 import { parseDuration } from '../../core/duration';
 import { CliError, EXIT } from '../errors';
 import * as runtime from '../runtime';

@@ -1,11 +1,11 @@
 import type { Connection } from '@temporalio/client';
 import * as fs from 'node:fs';
-import { registerSearchAttributes } from '../../client/register-search-attributes';
+import { registerSearchAttributes } from '../../clients/register-search-attributes';
 import { devServerFiles, startDevServer, stopDevServer } from '../../dev-server/dev-server';
-import { createWorker } from '../../worker/worker';
+import { createWorker } from '../../workers/create-worker';
 import { CliError, EXIT } from '../errors';
 import * as runtime from '../runtime';
-import { startDirectiveBridge } from '../../client/directive-bridge';
+import { startDirectiveBridge } from '../../clients/directive-bridge';
 
 function portOf(address: string): number {
   return Number(address.slice(address.lastIndexOf(':') + 1));

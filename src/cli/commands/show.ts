@@ -1,13 +1,13 @@
 import type { Client } from '@temporalio/client';
-import { agentMemo } from '../../client/agent-client';
-import { activeScratchpad, listCycles } from '../../client/connection';
-import type { Scratchpad } from '../../core/scratchpad';
-import { cycleStatesFromHistory } from '../../client/snapshots';
+import { agentMemo } from '../../clients/agents';
+import { activeScratchpad, listCycles } from '../../clients/connection';
+import type { Scratchpad } from '../../core/scratchpad/scratchpad';
+import { cycleStatesFromHistory } from '../../clients/snapshots';
 import { CliError, EXIT } from '../errors';
 import { type Format, formatScratchpad } from '../format';
 import * as runtime from '../runtime';
 import { parseCycleWorkflowId } from '../../common/ids';
-import { currentQuery } from '../../common/cycle-messages';
+import { currentQuery } from '../../common/messages/cycle';
 
 export const STATES = ['before', 'after', 'current'] as const;
 export type StateName = (typeof STATES)[number];

@@ -1,9 +1,9 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { startStaged } from '../../client/staged-client';
+import { startStaged } from '../../clients/staged-runs';
 import { ensureDevServer } from '../../dev-server/dev-server';
-import { createWorker } from '../../worker/worker';
+import { createWorker } from '../../workers/create-worker';
 import { stagedExitCode } from '../errors';
 import { packageRoot } from '../package-root';
 import * as runtime from '../runtime';

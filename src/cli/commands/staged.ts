@@ -1,7 +1,7 @@
 import * as fs from 'node:fs/promises';
 import type { Client } from '@temporalio/client';
-import { lastStagedNumber, previousScratchpad, startStaged } from '../../client/staged-client';
-import type { StagedInput, StagedResult } from '../../core/staged-input';
+import { lastStagedNumber, previousScratchpad, startStaged } from '../../clients/staged-runs';
+import type { StagedInput, StagedResult } from '../../core/staged/input';
 import { stagedWorkflowId } from '../../common/ids';
 import { CliError, EXIT, stagedExitCode } from '../errors';
 import * as runtime from '../runtime';

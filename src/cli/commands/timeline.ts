@@ -1,5 +1,5 @@
-import { describeChanges } from '../../core/diff';
-import { replayTimeline } from '../../client/timeline';
+import { describeChanges } from '../../core/scratchpad/diff';
+import { replayTimeline } from '../../clients/timeline';
 import { CliError, EXIT } from '../errors';
 import { type Format, formatScratchpad } from '../format';
 import * as runtime from '../runtime';

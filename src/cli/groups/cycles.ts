@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import { writeSnapshots } from '../../client/snapshots';
+import { writeSnapshots } from '../../clients/snapshots';
 import { traceCommand } from '../commands/agent';
 import { cycleCommand } from '../commands/cycle';
 import { replayCommand } from '../commands/replay';

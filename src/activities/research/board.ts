@@ -1,0 +1,115 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { type Client, WorkflowUpdateFailedError } from '@temporalio/client';
+import { type BoardEntry, type Evidence, valueOccursIn } from '../../core/research/board';
+import { urlKey } from '../../core/research/url-key';
+import { errorMessage } from '../../common/error-message';
+import { isWorkerObservation, researchInvestigationId } from '../../common/ids';
+import { type WriteRequest, type WriteResult, boardQuery, writeUpdate } from '../../common/messages/research';
+import type { ObservationStore } from '../observations/entry';
+import { type ObservationRuntime, loadContent } from '../observations/runtime';
+import { TextView } from '../observations/text-view';
+
+export interface EvidenceCheck {
+  /** The worker that wrote VERIFIED: the observation must be its own. */
+  workerId: string;
+  evidence: Evidence;
+  sourceUrl: string;
+  value: string;
+}
+
+export type EvidenceVerdict = { ok: true } | { ok: false; reason: string };
+
+export type BoardWriteOutcome = { ok: true; entry: WriteResult['entry'] } | { ok: false; error: string };
+
+/** A step number names an iteration of the worker's investigation cycle (or a step of a worker from before). */
+async function findWorkerStep(store: ObservationStore, workerId: string, step: number) {
+  return (await store.findStep(researchInvestigationId(workerId), step)) ?? store.findStep(workerId, step);
+}
+
+function sameUrl(a: string, b: string): boolean {
+  try {
+    return new URL(a).href === new URL(b).href;
+  } catch {
+    return false;
+  }
+}
+
+/** Why a tombstoned URL is refused: the model reads it as the fetch's error. */
+export const TOMBSTONED = 'is tombstoned in this run: never fetched again';
+
+/**
+ * The URLs `web_fetch` must refuse for an investigation on `boardId`'s board (`urlKey` → why). A URL under
+ * a FAILED_URL counts already: the supervisor tombstones it at its next evaluation, and the fetch must not wait for
+ * that. Asked of the board itself (a query) right before the fetch, not of a copy signalled to the worker: every
+ * write acknowledged before this moment is seen, so a URL is never fetched after its failure was recorded. The
+ * tool applies the list to the URL after `{{stepN…}}` references resolve and to every redirect.
+ */
+export async function tombstonedUrls(client: Client | undefined, boardId: string): Promise<Map<string, string>> {
+  if (!client) {
+    throw ApplicationFailure.nonRetryable('web_fetch for a board needs a Temporal client', 'Research.NoClient');
+  }
+  let entries: BoardEntry[];
+  try {
+    entries = await client.workflow.getHandle(boardId).query(boardQuery);
+  } catch (error) {
+    // Fetching blind could repeat a dead URL: retry until the board answers, or let the cycle fail.
+    throw ApplicationFailure.retryable(`cannot read the board of ${boardId}: ${errorMessage(error)}`, 'Research.Board');
+  }
+  const denied = new Map<string, string>();
+  for (const entry of entries) {
+    if (entry.type === 'TOMBSTONE' || entry.type === 'FAILED_URL') denied.set(urlKey(entry.body.url), TOMBSTONED);
+  }
+  return denied;
+}
+
+/** Activities of the research board: writes from workers (who cannot call updates themselves) and evidence checks. */
+export function createResearchActivities(client: Client | undefined, observations: ObservationRuntime) {
+  return {
+    /** A worker's write through the supervisor's `write` update; a refusal comes back as `ok: false`, not a failure. */
+    async boardWrite(args: { supervisorId: string; request: WriteRequest }): Promise<BoardWriteOutcome> {
+      if (!client) throw ApplicationFailure.nonRetryable('boardWrite needs a Temporal client', 'Research.NoClient');
+      const handle = client.workflow.getHandle(args.supervisorId);
+      // One update id for every attempt of this activity: a retry after a worker died between the supervisor
+      // accepting the write and this activity completing gets the first outcome back instead of writing twice.
+      const { workflowExecution: execution, activityId } = Context.current().info;
+      const updateId = execution && `${execution.workflowId}/${execution.runId}/${activityId}`;
+      try {
+        const result = await handle.executeUpdate(writeUpdate, { args: [args.request], ...(updateId && { updateId }) });
+        return { ok: true, entry: result.entry };
+      } catch (error) {
+        if (error instanceof WorkflowUpdateFailedError) return { ok: false, error: errorMessage(error.cause ?? error) };
+        throw error;
+      }
+    },
+
+    /**
+     * Seed 003's "verified means checked": the cited observation is a successful `web_fetch` of `sourceUrl` stored by
+     * this worker's investigation (its cycle or that cycle's sub-agents), and the value occurs in its content.
+     */
+    async checkEvidence(check: EvidenceCheck): Promise<EvidenceVerdict> {
+      const { store } = observations;
+      const { observationId, step } = check.evidence;
+      const entry =
+        observationId !== undefined
+          ? await store.info(observationId)
+          : await findWorkerStep(store, check.workerId, step ?? -1);
+      const cited = observationId ?? `step ${step}`;
+      if (!entry) return { ok: false, reason: `no stored observation ${cited}` };
+      if (!isWorkerObservation(entry.turnId, check.workerId))
+        return { ok: false, reason: `observation ${cited} was not made by this worker` };
+      if (entry.toolName !== 'web_fetch') return { ok: false, reason: `observation ${cited} is not a web_fetch` };
+      const fetched = typeof entry.metadata.url === 'string' ? entry.metadata.url : '';
+      if (!sameUrl(fetched, check.sourceUrl)) {
+        return { ok: false, reason: `observation ${cited} fetched ${fetched || 'no URL'}, not ${check.sourceUrl}` };
+      }
+      if (entry.metadata.ok !== true) return { ok: false, reason: `the fetch of ${check.sourceUrl} failed` };
+      const content = await loadContent(observations, entry);
+      const text = content instanceof TextView ? content.text : undefined;
+      if (text === undefined) return { ok: false, reason: `observation ${cited} is not text` };
+      if (!valueOccursIn(text, check.value)) {
+        return { ok: false, reason: `value "${check.value}" does not occur in ${check.sourceUrl}` };
+      }
+      return { ok: true };
+    },
+  };
+}

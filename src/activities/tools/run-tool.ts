@@ -1,0 +1,91 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { type Observation, SCRATCHPAD_READ, type ToolCallInput } from '../../core/tools/observation';
+import { contentBytes } from '../observations/entry';
+import { hasReferences, resolveReferences } from '../observations/references';
+import { type ObservationRuntime, loadContent } from '../observations/runtime';
+import { rebuildObservation, splitObservation } from '../observations/split';
+import { isLargeObservation, syntheticObservation } from '../observations/synthetic';
+import { TextView } from '../observations/text-view';
+import { runToolCall } from '.';
+import { errorMessage } from '../../common/error-message';
+import { scratchpadRead } from './scratchpad-read';
+import type { ToolOptions } from './types';
+
+// Same length as a real id, so the synthetic observation measured before `put` has its final size.
+const PENDING_ID = '0000000000000000';
+
+/**
+ * One tool call with seed 002's observation handling, all inside the activity so that no large payload reaches
+ * workflow history: `{{stepN.field}}` references resolved from stored observations, the tool run, its
+ * observation stored, and a large one replaced by the synthetic observation.
+ */
+export async function runObservedTool(
+  call: ToolCallInput,
+  tools: ToolOptions,
+  runtime: ObservationRuntime,
+): Promise<Observation> {
+  return recordObservation(call, await produce(call, tools, runtime), runtime);
+}
+
+async function produce(call: ToolCallInput, tools: ToolOptions, runtime: ObservationRuntime): Promise<Observation> {
+  if (call.name === SCRATCHPAD_READ) return scratchpadRead(call, runtime);
+  if (!hasReferences(call.args)) return runToolCall(call, tools);
+  const resolved = await resolveReferences(call.args, (step) => stepObservation(runtime, call.cycleId, step));
+  if (!resolved.ok) return { ok: false, error: resolved.error };
+  return runToolCall({ ...call, args: resolved.args }, tools);
+}
+
+async function stepObservation(
+  runtime: ObservationRuntime,
+  turnId: string,
+  step: number,
+): Promise<Observation | undefined> {
+  const entry = await runtime.store.findStep(turnId, step);
+  const content = entry && (await loadContent(runtime, entry));
+  if (entry === undefined || content === undefined) return undefined;
+  return rebuildObservation(entry, content instanceof TextView ? content.text : content);
+}
+
+// Every observation is stored (references reach small ones too); only a large one is replaced. Verification uses it too. A read's result is
+// already a bounded slice, and offloading it again would only hide what the model asked to see.
+export async function recordObservation(
+  call: ToolCallInput,
+  observation: Observation,
+  runtime: ObservationRuntime,
+): Promise<Observation> {
+  const split = splitObservation(observation);
+  const content = typeof split.content === 'string' ? new TextView(split.content) : split.content;
+  const large = call.name !== SCRATCHPAD_READ && isLargeObservation(observation, runtime.offloadBytes);
+  const facts = { id: PENDING_ID, kind: split.kind, sizeBytes: contentBytes(split.content), step: call.step };
+  const synthetic = large ? syntheticObservation(facts, content, observation) : undefined;
+  let id: string;
+  try {
+    ({ id } = await runtime.store.put({
+      turnId: call.cycleId,
+      step: call.step,
+      toolName: call.name,
+      agentId: call.agentId ?? null,
+      kind: split.kind,
+      content: split.content,
+      summary: typeof synthetic?.summary === 'string' ? synthetic.summary : null,
+      metadata: split.metadata,
+      resultFormat: split.resultFormat,
+    }));
+  } catch (error) {
+    const message = `cannot store the ${facts.sizeBytes}-byte observation of ${call.name}: ${errorMessage(error)}`;
+    // Retrying would run the tool again: only worth it when the observation cannot go back without the store.
+    if (large) throw ApplicationFailure.retryable(message, 'ObservationStore.Unavailable');
+    warn(`${message}; returning it unstored, so {{step${call.step}.…}} references to it will fail`);
+    return observation;
+  }
+  runtime.cache.set(id, content);
+  return synthetic ? { ...synthetic, scratchpad_id: id } : observation;
+}
+
+function warn(message: string): void {
+  try {
+    Context.current().log.warn(message);
+  } catch {
+    process.emitWarning(message);
+  }
+}

@@ -1,0 +1,93 @@
+import { Context } from '@temporalio/activity';
+import { isStoredObservation, type Observation, observationText } from '../../core/tools/observation';
+import type { Verification } from '../../core/staged/input';
+import { recordObservation } from './run-tool';
+import type { ObservationRuntime } from '../observations/runtime';
+import { ensureSandboxRoot } from './sandbox';
+import { runConfined } from './confined';
+
+/** What `runVerification` is asked to run. */
+export interface VerificationRequest {
+  agentId: string;
+  /** The cycle that will read the output (the next repair stage), so its `scratchpad_read` may reach it. */
+  turnId: string;
+  command: string;
+  timeoutMs: number;
+}
+
+const HEARTBEAT_MS = 5000;
+
+/**
+ * Seed 004's verification: the command runs as `sh -c` under the confined runner in the sandbox, with a timeout.
+ * Its output is an observation like any tool's, so a large one goes to the store and only its excerpt returns.
+ */
+export async function runVerification(
+  request: VerificationRequest,
+  sandboxRoot: string,
+  runtime: ObservationRuntime,
+): Promise<Verification> {
+  const root = await ensureSandboxRoot(sandboxRoot);
+  const heartbeat = setInterval(() => heartbeatIfActivity(), HEARTBEAT_MS);
+  let observation: Observation;
+  let exitCode: number | null = null;
+  let timedOut = false;
+  try {
+    const run = await runConfined({
+      root,
+      argv: ['sh', '-c', request.command],
+      timeoutMs: request.timeoutMs,
+      signal: cancellationSignal(),
+    });
+    ({ exitCode, timedOut } = run);
+    const passed = exitCode === 0 && !timedOut;
+    const result = { exit_code: exitCode, stdout: run.stdout, stderr: run.stderr };
+    const error = timedOut
+      ? `timed out after ${request.timeoutMs} ms; the process was killed`
+      : exitCode === null
+        ? `killed by ${run.signal ?? 'a signal'}`
+        : `exited with code ${exitCode}`;
+    observation = passed ? { ok: true, result } : { ok: false, result, error };
+    if (run.truncated) observation = { ...observation, truncated: true };
+  } catch (error) {
+    observation = { ok: false, error: `verification could not run: ${(error as Error).message}` };
+  } finally {
+    clearInterval(heartbeat);
+  }
+  const call = { cycleId: request.turnId, step: 0, name: 'verify', args: {}, agentId: request.agentId };
+  const recorded = await recordObservation(call, observation, runtime);
+  const stored = isStoredObservation(recorded) ? String(recorded.scratchpad_id) : undefined;
+  return {
+    command: request.command,
+    passed: observation.ok,
+    exitCode,
+    timedOut,
+    // Failed output reads as the model would see a failed tool: the error, then what the command printed.
+    output: stored ? observationText(recorded) : describe(observation),
+    ...(stored ? { scratchpadId: stored } : {}),
+  };
+}
+
+function describe(observation: Observation): string {
+  const result = observation.result as { exit_code?: number | null; stdout?: string; stderr?: string } | undefined;
+  const head = observation.ok ? 'passed' : (observation.error ?? 'failed');
+  if (!result) return head;
+  return [head, result.stdout ? `stdout:\n${result.stdout}` : '', result.stderr ? `stderr:\n${result.stderr}` : '']
+    .filter(Boolean)
+    .join('\n');
+}
+
+function heartbeatIfActivity(): void {
+  try {
+    Context.current().heartbeat();
+  } catch {
+    // called outside an activity (tests)
+  }
+}
+
+function cancellationSignal(): AbortSignal | undefined {
+  try {
+    return Context.current().cancellationSignal;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,84 @@
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import type { Client } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import type { temporal } from '@temporalio/proto';
+import YAML from 'yaml';
+import { type CycleResult, type ParsedCycleInput } from '../core/cycle/input';
+import { type Scratchpad, ScratchpadSchema } from '../core/scratchpad/scratchpad';
+import { agentMemo } from './agents';
+import { listCycles } from './connection';
+
+type History = temporal.api.history.v1.IHistory;
+
+/** The scratchpad with keys in seed 000's order (task state first, then the five sections). */
+export function orderedScratchpad(state: Scratchpad): Scratchpad {
+  return ScratchpadSchema().parse(state);
+}
+
+/** YAML as seed 000 writes it: block style, keys in schema order. */
+export function snapshotYaml(state: Scratchpad): string {
+  return YAML.stringify(orderedScratchpad(state), { lineWidth: 0 });
+}
+
+export interface CycleStates {
+  input: ParsedCycleInput;
+  result?: CycleResult;
+  startTime?: Date;
+}
+
+/** The before-state (WorkflowExecutionStarted input) and the result (WorkflowExecutionCompleted) of a cycle. */
+export function cycleStatesFromHistory(history: History): CycleStates {
+  const events = history.events ?? [];
+  const started = events[0]?.workflowExecutionStartedEventAttributes;
+  const payload = started?.input?.payloads?.[0];
+  if (!payload) throw new Error('history has no WorkflowExecutionStarted input');
+  const input = defaultPayloadConverter.fromPayload<ParsedCycleInput>(payload);
+  const completed = events.find((event) => event.workflowExecutionCompletedEventAttributes)
+    ?.workflowExecutionCompletedEventAttributes?.result?.payloads?.[0];
+  const seconds = events[0]?.eventTime?.seconds;
+  return {
+    input,
+    result: completed ? defaultPayloadConverter.fromPayload<CycleResult>(completed) : undefined,
+    startTime: seconds !== undefined && seconds !== null ? new Date(Number(seconds) * 1000) : undefined,
+  };
+}
+
+/** Seed 000's cycle name: the start time as `YYYYMMDD_HHMMSS` (UTC), prefixed with the cycle number. */
+export function snapshotPrefix(n: number, start: Date): string {
+  const stamp = start.toISOString().replace(/[-:]/g, '').replace('T', '_').slice(0, 15);
+  return `${String(n).padStart(4, '0')}_${stamp}`;
+}
+
+/**
+ * Writes `<cycle>_before.yaml` and `<cycle>_after.yaml` for every finished cycle of an agent and
+ * `active.yaml` for the latest, all from histories: no worker needs to run.
+ */
+export async function writeSnapshots(client: Client, agentId: string, outDir: string): Promise<string[]> {
+  await fs.mkdir(outDir, { recursive: true });
+  const written: string[] = [];
+  let active: Scratchpad | undefined;
+  for (const cycle of await listCycles(client, agentId)) {
+    const history = await client.workflow.getHandle(cycle.workflowId, cycle.runId).fetchHistory();
+    const states = cycleStatesFromHistory(history);
+    const prefix = snapshotPrefix(cycle.n, cycle.startTime);
+    const write = async (name: string, state: Scratchpad) => {
+      const file = path.join(outDir, name);
+      await fs.writeFile(file, snapshotYaml(state));
+      written.push(file);
+    };
+    await write(`${prefix}_before.yaml`, states.input.before);
+    if (states.result) {
+      await write(`${prefix}_after.yaml`, states.result.after);
+      active = { ...states.result.after, last_updated: (cycle.closeTime ?? new Date()).toISOString() };
+    }
+  }
+  // The running agent's memo is authoritative: it includes changes made between cycles (enqueue, inject).
+  active = (await agentMemo(client, agentId))?.scratchpad ?? active;
+  if (active) {
+    const file = path.join(outDir, 'active.yaml');
+    await fs.writeFile(file, snapshotYaml(active));
+    written.push(file);
+  }
+  return written;
+}

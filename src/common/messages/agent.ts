@@ -1,0 +1,38 @@
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type {
+  AgentSettings,
+  AgentStatus,
+  CycleRecord,
+  DirectiveRecord,
+  EnqueueArgs,
+  InjectArgs,
+  RunCycleArgs,
+  SendArgs,
+  SendResult,
+  WakeArgs,
+} from '../../core/agent/agent';
+import type { Scratchpad } from '../../core/scratchpad/scratchpad';
+
+/** A chat turn: respond, then reflect; returns the reply once the cycle is adopted. */
+export const sendUpdate = defineUpdate<SendResult, [SendArgs]>('send');
+/** A task cycle with optional tasks enqueued first; returns when it has finished. */
+export const runCycleUpdate = defineUpdate<CycleRecord, [RunCycleArgs]>('runCycle');
+/** Adds tasks and goals to the active scratchpad. */
+export const enqueueUpdate = defineUpdate<{ current_task: string | null; pending_actions: string[] }, [EnqueueArgs]>(
+  'enqueue',
+);
+/** Seed 001 `inject(section, content)`; returns the section's new content. */
+export const injectUpdate = defineUpdate<string, [InjectArgs]>('inject');
+/** Seed 001 `load`: replaces the active scratchpad. */
+export const importUpdate = defineUpdate<void, [Scratchpad]>('import');
+export const configureUpdate = defineUpdate<AgentSettings, [Partial<AgentSettings>]>('configure');
+
+/** Runs a task cycle when tasks are pending (schedules send it with signal-with-start). */
+export const wakeSignal = defineSignal<[WakeArgs?]>('wake');
+/** A user directive: forwarded to the running cycle, or held for the next one. */
+export const directiveSignal = defineSignal<[string]>('directive');
+
+export const scratchpadQuery = defineQuery<Scratchpad>('scratchpad');
+export const cyclesQuery = defineQuery<CycleRecord[]>('cycles');
+export const statusQuery = defineQuery<AgentStatus>('status');
+export const directivesQuery = defineQuery<DirectiveRecord[]>('directives');

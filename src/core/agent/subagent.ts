@@ -1,0 +1,144 @@
+import type { CycleInput, CycleResult, ParsedCycleInput, ResearchContext } from '../cycle/input';
+import { type Usage, addUsage, mergeUsageByModel } from '../cycle/model';
+import type { Observation } from '../tools/observation';
+import { type Scratchpad, defaultScratchpad } from '../scratchpad/scratchpad';
+import { codePointLength, tailCodePoints } from '../text';
+import { TOOL_ARGS } from '../tools/catalogue';
+
+/** A top-level cycle is at depth 0; a cycle at this depth may not spawn (seed 001 sub-agents nest, but not far). */
+export const MAX_SUBAGENT_DEPTH = 2;
+/** Most sub-agents one cycle may spawn: each is a whole cycle of model calls. */
+export const MAX_SUBAGENTS_PER_CYCLE = 3;
+/** Characters of a child's notes a parent sees when the child stopped without finishing. */
+export const SUBAGENT_NOTES_CHARS = 1000;
+
+/** Why the next spawn is refused, or undefined when it may run. */
+export function subagentRefusal(depth: number, spawned: number): string | undefined {
+  if (depth >= MAX_SUBAGENT_DEPTH) {
+    return (
+      `spawn_subagent refused: this cycle is a sub-agent at depth ${depth}, the limit is ${MAX_SUBAGENT_DEPTH}; ` +
+      'do the task yourself'
+    );
+  }
+  if (spawned >= MAX_SUBAGENTS_PER_CYCLE) {
+    return (
+      `spawn_subagent refused: this cycle has already spawned ${spawned} sub-agents, ` +
+      `the limit is ${MAX_SUBAGENTS_PER_CYCLE} per cycle; do the rest yourself`
+    );
+  }
+  return undefined;
+}
+
+/** The tool's arguments, checked: the model is untrusted, so a bad call becomes an observation. */
+export function parseSubagentArgs(
+  args: unknown,
+): { ok: true; task: string; context: string } | { ok: false; error: string } {
+  const parsed = TOOL_ARGS.spawn_subagent().safeParse(args);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'args'}: ${issue.message}`);
+    return { ok: false, error: `invalid spawn_subagent arguments: ${issues.join('; ')}` };
+  }
+  return { ok: true, task: parsed.data.task, context: parsed.data.context ?? '' };
+}
+
+/** Seed 001's `RecursiveChat(purpose=task)` with `inject('workspace', context)`: nothing of the parent's memory. */
+export function subagentScratchpad(task: string, context: string): Scratchpad {
+  const fresh = defaultScratchpad(task);
+  return { ...fresh, current_task: task, workspace: context.trim() === '' ? fresh.workspace : context };
+}
+
+/** What a fresh child cycle is given: its id, task and context, where it runs, and the limits it inherits. */
+export interface FreshCycleSpec {
+  agentId: string;
+  cycleId: string;
+  task: string;
+  context: string;
+  /** Its depth among sub-agents: one below whoever started it. */
+  depth: number;
+  maxIterations: number;
+  model?: string;
+  tools: string[];
+  maxAttempts?: number;
+  budgetChars?: number;
+  research?: ResearchContext;
+}
+
+/** A cycle with a fresh scratchpad and nothing else of whoever started it: sub-agents and research workers alike. */
+export function freshCycleInput(spec: FreshCycleSpec): CycleInput & { cycleId: string } {
+  return {
+    agentId: spec.agentId,
+    cycleId: spec.cycleId,
+    before: subagentScratchpad(spec.task, spec.context),
+    trigger: 'task',
+    mode: 'task',
+    maxIterations: spec.maxIterations,
+    ...(spec.model !== undefined ? { model: spec.model } : {}),
+    tools: spec.tools,
+    ...(spec.maxAttempts !== undefined ? { maxAttempts: spec.maxAttempts } : {}),
+    ...(spec.budgetChars !== undefined ? { budgetChars: spec.budgetChars } : {}),
+    subagentDepth: spec.depth,
+    ...(spec.research ? { research: spec.research } : {}),
+  };
+}
+
+/**
+ * The child cycle's input: the parent's model and limits, a fresh scratchpad, one level deeper. A research
+ * investigation's sub-agent keeps its board for tombstones but may not write the parent's fact.
+ */
+export function subagentInput(
+  parent: ParsedCycleInput,
+  cycleId: string,
+  task: string,
+  context: string,
+): CycleInput & { cycleId: string } {
+  return freshCycleInput({
+    agentId: parent.agentId,
+    cycleId,
+    task,
+    context,
+    depth: parent.subagentDepth + 1,
+    maxIterations: parent.maxIterations,
+    ...(parent.model !== undefined ? { model: parent.model } : {}),
+    tools: parent.tools,
+    maxAttempts: parent.maxAttempts,
+    budgetChars: parent.budgetChars,
+    ...(parent.research ? { research: { ...parent.research, mayWrite: false } } : {}),
+  });
+}
+
+/** The summary the child gave `done` for its task: the first completed task of its fresh scratchpad. */
+function doneSummary(after: Scratchpad): string | undefined {
+  for (const item of after.completed_tasks) if (typeof item !== 'string') return item.summary;
+  return undefined;
+}
+
+/**
+ * What the parent sees: the child's `done` summary, or why it has none. A failed observation reaches notes as its
+ * error alone, so the end of a stopped child's notes goes in the error.
+ */
+export function subagentObservation(result: CycleResult): Observation {
+  const fields = { subagent: result.cycleId, outcome: result.outcome, iterations: result.iterations };
+  const summary = result.outcome === 'completed' ? doneSummary(result.after) : undefined;
+  if (summary !== undefined) return { ok: true, result: summary, ...fields };
+  if (result.outcome === 'failed') {
+    return { ok: false, error: `sub-agent ${result.cycleId} failed: ${result.error ?? 'unknown error'}`, ...fields };
+  }
+  const notes = result.after.notes;
+  const tail =
+    codePointLength(notes) > SUBAGENT_NOTES_CHARS ? `…${tailCodePoints(notes, SUBAGENT_NOTES_CHARS)}` : notes;
+  const error =
+    `sub-agent ${result.cycleId} stopped (${result.outcome}) after ${result.iterations} iterations without ` +
+    `finishing its task; the end of its notes:\n${tail}`;
+  return { ok: false, error, ...fields };
+}
+
+/** The parent's usage with a child's added, in total and by model: a sub-agent's calls are the parent's cost. */
+export function withChildUsage(
+  parent: { usage: Usage; usageByModel: Readonly<Record<string, Usage>> },
+  child: Pick<CycleResult, 'usage' | 'usageByModel'>,
+): { usage: Usage; usageByModel: Record<string, Usage> } {
+  return {
+    usage: addUsage(parent.usage, child.usage),
+    usageByModel: mergeUsageByModel(parent.usageByModel, child.usageByModel ?? {}),
+  };
+}

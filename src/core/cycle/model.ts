@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { shareable } from '../shareable';
+
+export const MessageSchema = shareable(z.object({ role: z.enum(['user', 'assistant']), content: z.string() }));
+export type Message = z.infer<ReturnType<typeof MessageSchema>>;
+
+export const SystemPromptIdSchema = shareable(
+  z.enum([
+    'cycle',
+    'respond',
+    'respond_single',
+    'reflect',
+    'staged',
+    'staged_plan',
+    'research_worker',
+    'research_strategy',
+  ]),
+);
+export type SystemPromptId = z.infer<ReturnType<typeof SystemPromptIdSchema>>;
+
+/**
+ * What a workflow asks of `callModel`. The system prompt and tool schemas are named, not
+ * carried, so every iteration's history stays small; the activity resolves them.
+ */
+export const ModelRequestSchema = shareable(
+  z.object({
+    system: SystemPromptIdSchema(),
+    messages: z.array(MessageSchema()).min(1),
+    tools: z.array(z.string()),
+    toolChoice: z.union([z.enum(['auto', 'any']), z.object({ name: z.string() })]).default('auto'),
+    /** Provider spec overriding the worker's default, e.g. a cheaper reflect model. */
+    model: z.string().optional(),
+    maxTokens: z.number().int().positive().default(2048),
+  }),
+);
+export type ModelRequest = z.input<ReturnType<typeof ModelRequestSchema>>;
+
+export const UsageSchema = shareable(
+  z.object({
+    inputTokens: z.number(),
+    outputTokens: z.number(),
+    cacheReadTokens: z.number(),
+    cacheWriteTokens: z.number(),
+  }),
+);
+export type Usage = z.infer<ReturnType<typeof UsageSchema>>;
+
+export const ToolCallSchema = shareable(z.object({ id: z.string(), name: z.string(), input: z.unknown() }));
+export type ToolCall = z.infer<ReturnType<typeof ToolCallSchema>>;
+
+export const ModelResponseSchema = shareable(
+  z.object({
+    text: z.string(),
+    toolCalls: z.array(ToolCallSchema()),
+    stopReason: z.string().nullable(),
+    usage: UsageSchema(),
+    model: z.string(),
+  }),
+);
+export type ModelResponse = z.infer<ReturnType<typeof ModelResponseSchema>>;
+
+export const ZERO_USAGE: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+
+export function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
+    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
+  };
+}
+
+/** All usage of a split by model, summed. */
+export function totalUsage(byModel: Readonly<Record<string, Usage>>): Usage {
+  return Object.values(byModel).reduce(addUsage, ZERO_USAGE);
+}
+
+/** `byModel` with `added` counted in, per model; neither argument changes. */
+export function mergeUsageByModel(
+  byModel: Readonly<Record<string, Usage>>,
+  added: Readonly<Record<string, Usage>>,
+): Record<string, Usage> {
+  const merged = { ...byModel };
+  for (const [model, usage] of Object.entries(added)) merged[model] = addUsage(merged[model] ?? ZERO_USAGE, usage);
+  return merged;
+}

@@ -1,0 +1,116 @@
+import { SPAWN_SUBAGENT, TOOL_ARGS } from '../tools/catalogue';
+import type { Draft } from './board';
+import type { CycleInput } from '../cycle/input';
+import type { WorkerInput } from './run';
+import { WORKER_TOOLS } from './limits';
+import { MAX_SECTION_CHARS } from '../scratchpad/scratchpad';
+import { freshCycleInput } from '../agent/subagent';
+import { codePointLength, headCodePoints } from '../text';
+
+/** Work tools of a worker's investigation: the research tools, and a sub-agent within the depth limit. */
+export const INVESTIGATION_TOOLS: readonly string[] = [...WORKER_TOOLS, SPAWN_SUBAGENT];
+
+/** The supervisor is a top-level run at depth 0: its workers' investigations are one below it. */
+export const INVESTIGATION_DEPTH = 1;
+
+/** The worker's first message: its fact, the goal as the latest STRATEGY states it, and URLs it must not fetch. */
+export function workerBrief(input: WorkerInput): string {
+  const lines = [
+    `Fact: ${input.entity} / ${input.field} (attempt ${input.attempt})`,
+    `Goal: ${input.goal}`,
+    `You are ${input.workerId}.`,
+  ];
+  if (input.searchHint) lines.push(`Search hint: ${input.searchHint}`);
+  if (input.tombstoned.length > 0) lines.push(`Tombstoned (never fetch): ${input.tombstoned.join(', ')}`);
+  return lines.join('\n');
+}
+
+/**
+ * The worker's investigation as a fresh child cycle (seed 001's sub-agent): purpose and current task are the fact,
+ * the workspace is the brief; it may write only this fact, through `board_write`.
+ */
+export function investigationInput(input: WorkerInput, cycleId: string): CycleInput & { cycleId: string } {
+  const task = `Research ${input.entity} / ${input.field}`;
+  const finish =
+    'Finish with board_write: VERIFIED with the value as written on a page you fetched, citing that web_fetch by ' +
+    'step or scratchpad_id (the board checks the value is on that page); UNVERIFIED with the reason; or FAILED_URL ' +
+    'for a dead or blocked URL.';
+  return freshCycleInput({
+    agentId: input.supervisorId,
+    cycleId,
+    task,
+    context: fitBrief(workerBrief(input), finish),
+    depth: INVESTIGATION_DEPTH,
+    maxIterations: input.maxTurns,
+    ...(input.model !== undefined ? { model: input.model } : {}),
+    tools: [...INVESTIGATION_TOOLS],
+    research: {
+      supervisorId: input.supervisorId,
+      workerId: input.workerId,
+      entity: input.entity,
+      field: input.field,
+      mayWrite: true,
+    },
+  });
+}
+
+/**
+ * The brief within WORKSPACE's cap, the closing instruction kept whole: a long goal or tombstone list is cut, and
+ * the URLs cut off stay refused, since `web_fetch` asks the board itself.
+ */
+function fitBrief(brief: string, finish: string): string {
+  const room = MAX_SECTION_CHARS - codePointLength(finish) - 2;
+  const fitted = codePointLength(brief) > room ? `${headCodePoints(brief, room - 1)}…` : brief;
+  return `${fitted}\n${finish}`;
+}
+
+/** Whose fact a `board_write` is for. */
+export interface FactOwner {
+  workerId: string;
+  entity: string;
+  field: string;
+}
+
+/** A `board_write` call turned into a board draft for this worker's fact, or the reason it cannot be one. */
+export function draftFromBoardWrite(args: unknown, input: FactOwner): Draft | string {
+  const parsed = TOOL_ARGS.board_write().safeParse(args);
+  if (!parsed.success) return `invalid board_write arguments: ${parsed.error.issues[0]?.message ?? 'unknown'}`;
+  const call = parsed.data;
+  const fact = { entity: input.entity, field: input.field };
+  switch (call.status) {
+    case 'VERIFIED': {
+      if (!call.value || !call.source_url) return 'VERIFIED needs value and source_url';
+      if (call.observation_id === undefined && call.step === undefined) {
+        return 'VERIFIED needs the observation_id or step of your web_fetch of source_url';
+      }
+      const evidence = {
+        ...(call.observation_id && { observationId: call.observation_id }),
+        ...(call.step !== undefined && { step: call.step }),
+      };
+      return {
+        type: 'VERIFIED',
+        body: { ...fact, value: call.value, sourceUrl: call.source_url, retrievedBy: input.workerId, evidence },
+      };
+    }
+    case 'UNVERIFIED':
+      return {
+        type: 'UNVERIFIED',
+        body: { ...fact, ...(call.value && { claimedValue: call.value }), reason: call.reason || 'no reason given' },
+      };
+    case 'FAILED_URL':
+      if (!call.url) return 'FAILED_URL needs url';
+      return {
+        type: 'FAILED_URL',
+        body: { ...fact, url: call.url, failureReason: call.reason || 'unreachable', triedBy: input.workerId },
+      };
+  }
+}
+
+/** Same URL as far as a tombstone goes. */
+export function normaliseUrl(url: string): string {
+  try {
+    return new URL(url).href;
+  } catch {
+    return url;
+  }
+}

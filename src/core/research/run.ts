@@ -1,0 +1,155 @@
+import { z } from 'zod';
+import { BOARD_LIMITS, type BoardEntry, type EntryBody, type FactView, facts } from './board';
+import type { ResearchPlan } from './plan';
+import type { Usage } from '../cycle/model';
+import { shareable } from '../shareable';
+
+/** Model usage of a run (the supervisor's planning, every worker's), in total, by model, and its price (null: unknown). */
+export interface ResearchUsage {
+  usage: Usage;
+  usageByModel: Record<string, Usage>;
+  costUsd: number | null;
+}
+
+export { WORKER_TOOLS } from './limits';
+
+const name = z.string().trim().min(1).max(BOARD_LIMITS.name);
+
+export const ResearchInputSchema = shareable(
+  z.strictObject({
+    runId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'use letters, digits, ".", "_" or "-"'),
+    question: z.string().trim().min(1).max(BOARD_LIMITS.text),
+    /** Left out, the supervisor's model plans them from the question (`core/research-plan`). */
+    entities: z.array(name).min(1).max(BOARD_LIMITS.list).optional(),
+    fields: z.array(name).min(1).max(BOARD_LIMITS.list).optional(),
+    /** Workers running at once. */
+    maxWorkers: z.number().int().min(1).max(64).default(4),
+    /** Workers one fact may use (first claim and re-delegations) before it counts as missing. */
+    maxAttemptsPerFact: z.number().int().min(1).max(10).default(3),
+    /** Model turns one worker may take. */
+    maxWorkerTurns: z.number().int().min(1).max(50).default(8),
+    /** Wall-clock budget of the run in milliseconds (workflow time). */
+    timeLimitMs: z
+      .number()
+      .int()
+      .positive()
+      .default(30 * 60_000),
+    /** The supervisor's model, which plans entities and fields the input leaves out. */
+    model: z.string().min(1).optional(),
+    workerModel: z.string().min(1).optional(),
+    /** History length at which the supervisor continues as new, well before Temporal's limits (issue: < 10,000). */
+    continueAsNewEvents: z.number().int().min(40).max(9000).default(8000),
+    /** Mirror accepted entries to this Redis URL (`SCRATCHPAD_BOARD`). */
+    mirror: z.string().min(1).optional(),
+  }),
+);
+export type ResearchInput = z.input<ReturnType<typeof ResearchInputSchema>>;
+export type ParsedResearchInput = z.output<ReturnType<typeof ResearchInputSchema>>;
+
+/** State carried across continue-as-new. */
+export interface ResearchCarry {
+  entries: BoardEntry[];
+  nextWorker: number;
+  startedAt: number;
+  directivesRead: number;
+  activeWorkers: string[];
+  spawned: string[];
+  /** Continue-as-new count so far. */
+  generation: number;
+  /** Usage counted so far: the supervisor's planning and finished workers'. */
+  usageByModel?: Record<string, Usage>;
+}
+
+export type ResearchOutcome = 'running' | 'complete' | 'incomplete';
+
+export interface ResearchResult {
+  outcome: Exclude<ResearchOutcome, 'running'>;
+  answer?: string;
+  citations: string[];
+  /** Facts not VERIFIED when the run ended, with their state. */
+  missing: string[];
+  entries: number;
+  /** How many times the supervisor continued as new. */
+  continuedAsNew: number;
+  /** The final board, so a closed run can be read without a worker to answer queries. */
+  board: BoardEntry[];
+  /** Model usage of the run: the supervisor's planning, and its workers' investigations and sub-agents. */
+  usage?: ResearchUsage;
+}
+
+export interface ResearchStatus {
+  runId: string;
+  outcome: ResearchOutcome;
+  facts: { entity: string; field: string; state: string; entryId?: string }[];
+  activeWorkers: string[];
+  workersStarted: number;
+  entries: number;
+  missing: string[];
+  /** Model usage so far: the supervisor's planning, and workers whose investigation has ended. */
+  usage: ResearchUsage;
+}
+
+/** What the supervisor hands one worker. */
+export interface WorkerInput {
+  supervisorId: string;
+  workerId: string;
+  entity: string;
+  field: string;
+  goal: string;
+  /** True when the supervisor already wrote PENDING for this worker (a re-delegation). */
+  delegated: boolean;
+  searchHint?: string;
+  tombstoned: string[];
+  maxTurns: number;
+  model?: string;
+  attempt: number;
+}
+
+export interface WorkerResult {
+  workerId: string;
+  wrote: string;
+  turns: number;
+  /** The investigation's model usage, its sub-agents' included (absent from workers that predate investigations). */
+  usage?: Usage;
+  usageByModel?: Record<string, Usage>;
+}
+
+/** The first STRATEGY when the user gave both lists: the question is the goal. */
+export function initialStrategy(input: ParsedResearchInput, workerId: (n: number) => string): EntryBody<'STRATEGY'> {
+  return strategyOf({ goal: input.question, entities: input.entities ?? [], fields: input.fields ?? [] }, workerId);
+}
+
+/** The first STRATEGY: one fact per entity × field, each assigned to a worker id from `workerId(n)`. */
+export function strategyOf(plan: ResearchPlan, workerId: (n: number) => string): EntryBody<'STRATEGY'> {
+  const pairs = plan.entities.flatMap((entity) => plan.fields.map((field) => ({ entity, field })));
+  return {
+    goal: plan.goal,
+    entities: plan.entities,
+    fields: plan.fields,
+    toolChain: ['web_search', 'web_fetch', 'scratchpad_read'],
+    assigned: pairs.map((pair, index) => ({ ...pair, worker: workerId(index + 1) })),
+    directives: [],
+  };
+}
+
+/** A STRATEGY revised by user directives: the goal carries them, so workers spawned from now on follow them. */
+export function reviseStrategy(strategy: EntryBody<'STRATEGY'>, directives: string[]): EntryBody<'STRATEGY'> {
+  const all = [...strategy.directives, ...directives].slice(-BOARD_LIMITS.list);
+  const base = strategy.goal.split('\nDirectives:')[0] ?? strategy.goal;
+  const goal = `${base}\nDirectives:\n${all.map((text) => `- ${text}`).join('\n')}`.slice(0, BOARD_LIMITS.text);
+  return { ...strategy, goal, directives: all };
+}
+
+/** The answer over VERIFIED facts only, each claim carrying its citation. */
+export function composeAnswer(question: string, entries: readonly BoardEntry[]): EntryBody<'SYNTHESIS'> {
+  const verified = facts(entries).flatMap((fact) => (fact.latest?.type === 'VERIFIED' ? [fact.latest] : []));
+  const lines = verified.map(
+    (entry) =>
+      `- ${entry.body.entity} ${entry.body.field}: ${entry.body.value} [${entry.id}] (${entry.body.sourceUrl})`,
+  );
+  return { answer: `${question}\n${lines.join('\n')}`, citations: verified.map((entry) => entry.id) };
+}
+
+export function describeMissing(views: readonly FactView[]): string[] {
+  return views.filter((fact) => fact.state !== 'VERIFIED').map((f) => `${f.entity} / ${f.field}: ${f.state}`);
+}

@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import { UsageSchema } from '../cycle/model';
+import { DEFAULT_MAX_PATHS } from './rules';
+import { shareable } from '../shareable';
+
+/** Input of one `stagedTask` workflow. */
+export const StagedInputSchema = shareable(
+  z.object({
+    agentId: z.string().min(1),
+    task: z.string().min(1).max(20_000),
+    /** Shell command line run in the sandbox after the stages; without one the best outcome is `unverified`. */
+    verify: z.string().min(1).max(4000).optional(),
+    /** `true`: always plan first; `false`: never; absent: the service/API/database/dependency rule decides. */
+    staged: z.boolean().optional(),
+    maxPaths: z.number().int().min(1).max(50).default(DEFAULT_MAX_PATHS),
+    maxRepairs: z.number().int().min(0).max(10).default(2),
+    /** How many times a stage that changed nothing is sent back with the correction. */
+    maxCorrections: z.number().int().min(0).max(5).default(2),
+    /** Iterations of each stage's cycle. */
+    maxIterations: z.number().int().min(1).max(100).default(10),
+    verifyTimeoutMs: z.number().int().min(1000).max(3_600_000).default(120_000),
+    /** Text of a prior scratchpad (the CLI resolves a path or `last` to it). */
+    priorScratchpad: z.string().max(1_000_000).optional(),
+    model: z.string().optional(),
+    maxAttempts: z.number().int().min(1).max(20).default(5),
+  }),
+);
+export type StagedInput = z.input<ReturnType<typeof StagedInputSchema>>;
+export type ParsedStagedInput = z.output<ReturnType<typeof StagedInputSchema>>;
+
+export const StagedOutcomeSchema = shareable(z.enum(['verified', 'unverified', 'failed']));
+
+/** What one verification run found; large output is kept in the observation store and only excerpted here. */
+export const VerificationSchema = shareable(
+  z.object({
+    command: z.string(),
+    passed: z.boolean(),
+    exitCode: z.number().nullable(),
+    timedOut: z.boolean(),
+    /** The output as the model sees it: whole when small, else the stored observation's summary and id. */
+    output: z.string(),
+    scratchpadId: z.string().optional(),
+  }),
+);
+export type Verification = z.infer<ReturnType<typeof VerificationSchema>>;
+
+export const StageRecordSchema = shareable(
+  z.object({
+    kind: z.enum(['stage', 'correction', 'repair']),
+    stage: z.string(),
+    cycleId: z.string(),
+    outcome: z.string(),
+    touchedPaths: z.array(z.string()),
+    refusedPaths: z.array(z.string()),
+  }),
+);
+export type StageRecord = z.infer<ReturnType<typeof StageRecordSchema>>;
+
+/** Result of a staged run: the outcome is machine-visible here, in `CycleOutcome`, and in the CLI's exit code. */
+export const StagedResultSchema = shareable(
+  z.object({
+    agentId: z.string(),
+    runId: z.string(),
+    outcome: StagedOutcomeSchema(),
+    /** Why the outcome is what it is, in one line. */
+    reason: z.string(),
+    staged: z.boolean(),
+    plan: z.array(z.string()),
+    stages: z.array(StageRecordSchema()),
+    verifications: z.array(VerificationSchema()),
+    /** Every path the stages wrote; the files stay in the sandbox whatever the outcome. */
+    files: z.array(z.string()),
+    /** The model's last run-local notes; what `--prior-scratchpad last` reads. */
+    scratchpad: z.string().optional(),
+    usage: UsageSchema(),
+    error: z.string().optional(),
+  }),
+);
+export type StagedResult = z.infer<ReturnType<typeof StagedResultSchema>>;

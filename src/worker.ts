@@ -1,0 +1,11 @@
+// Worker side: the plugin for a worker the user already runs, and the parts it is built from.
+export { ScratchpadPlugin, type ScratchpadPluginOptions, combinedWorkflowsPath } from './workers/plugin';
+export { createWorker, type WorkerSetup, WORKFLOWS_PATH, toolOptions, workerSinks } from './workers/create-worker';
+export { type ActivityDependencies, createActivities } from './activities';
+export { createModelResolver } from './activities/model/registry';
+export type { ModelProvider } from './activities/model/provider';
+export { ScriptedProvider, type ScriptEntry } from './activities/model/scripted';
+export type { ToolOptions } from './activities/tools/types';
+export type { ObservationStore } from './activities/observations/entry';
+export { MemoryObservationStore } from './activities/observations/memory-store';
+export { replayTimeline } from './clients/timeline';

@@ -1,0 +1,97 @@
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { SimplePlugin } from '@temporalio/plugin';
+import type { ReplayWorkerOptions, WorkerOptions } from '@temporalio/worker';
+import { type ActivityDependencies, createActivities } from '../activities';
+import { createModelResolver } from '../activities/model/registry';
+import type { ModelProvider } from '../activities/model/provider';
+import type { ToolOptions } from '../activities/tools/types';
+import { SHARED_WORKFLOW_MODULES, WORKFLOWS_PATH } from '../config/paths';
+import { workerSinks } from './create-worker';
+
+/** What the plugin needs to run agents on a worker the user already has. */
+export interface ScratchpadPluginOptions {
+  /** Default model spec (`anthropic:<model>`, `openai:<model>@<url>`, `scripted:<file>`) for cycles that name none. */
+  model?: string;
+  /** Providers used as-is for these exact specs (a scripted model, a custom client). */
+  providers?: Record<string, ModelProvider>;
+  anthropicApiKey?: string;
+  anthropicBaseURL?: string;
+  /** Limits of the built-in tools; the sandbox folder must exist. */
+  tools: ToolOptions;
+  /** Everything else the activities take: observation store, offload threshold, a client for schedules. */
+  activities?: Omit<ActivityDependencies, 'resolveModel' | 'tools'>;
+}
+
+/**
+ * A module exporting the user's workflows and this package's, so both bundle into one worker. `export *` leaves out
+ * a name both export: keep the user's workflow names apart from `agent`, `agentCycle` and `scheduledWake`.
+ */
+export function combinedWorkflowsPath(userWorkflowsPath: string | undefined): string {
+  if (userWorkflowsPath === undefined || path.resolve(userWorkflowsPath) === WORKFLOWS_PATH) return WORKFLOWS_PATH;
+  const user = path.resolve(userWorkflowsPath);
+  // The bundler resolves its own runtime from the entry's folder: give that folder the user's node_modules.
+  const workflowPackage = require.resolve('@temporalio/workflow/package.json', { paths: [path.dirname(user)] });
+  const nodeModules = path.resolve(path.dirname(workflowPackage), '..', '..');
+  const text = `${[user, WORKFLOWS_PATH].map((file) => `export * from ${JSON.stringify(file)};`).join('\n')}\n`;
+  const hash = createHash('sha256').update(text).update(nodeModules).digest('hex').slice(0, 16);
+  const folder = path.join(os.tmpdir(), `durable-scratchpad-workflows-${hash}`);
+  const entry = path.join(folder, 'index.js');
+  if (!fs.existsSync(entry)) {
+    fs.mkdirSync(folder, { recursive: true });
+    // Workers starting together may race here; the content is the same, so the first one wins.
+    try {
+      fs.symlinkSync(nodeModules, path.join(folder, 'node_modules'));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const partial = `${entry}.${process.pid}`;
+    fs.writeFileSync(partial, text);
+    fs.renameSync(partial, entry);
+  }
+  return entry;
+}
+
+/**
+ * The worker plugin: registers the agent workflows (bundled with the worker's own), the activities with their
+ * configuration and the sinks the workflows call. Add it with `Worker.create({ plugins: [...] })`.
+ */
+export class ScratchpadPlugin extends SimplePlugin {
+  constructor(options: ScratchpadPluginOptions) {
+    const resolveModel = createModelResolver({
+      defaultSpec: options.model,
+      anthropicApiKey: options.anthropicApiKey,
+      anthropicBaseURL: options.anthropicBaseURL,
+      providers: options.providers,
+    });
+    super({
+      name: 'durable-scratchpad',
+      activities: createActivities({ ...options.activities, resolveModel, tools: options.tools }),
+      workflowsPath: combinedWorkflowsPath,
+    });
+  }
+
+  // SimplePlugin has no sinks option; the workflows report to the timeline sink on every iteration.
+  override configureWorker(options: WorkerOptions): WorkerOptions {
+    const configured = super.configureWorker(options);
+    return { ...configured, sinks: { ...workerSinks(), ...configured.sinks }, ...shared(configured) };
+  }
+
+  override configureReplayWorker(options: ReplayWorkerOptions): ReplayWorkerOptions {
+    const configured = super.configureReplayWorker(options);
+    return { ...configured, sinks: { ...workerSinks(), ...configured.sinks }, ...shared(configured) };
+  }
+}
+
+/**
+ * Bundler options that share this package's workflow modules too (the user's own preloads stay). None for a worker
+ * given a prebuilt bundle: the SDK ignores bundler options then, with a warning; share modules when building it.
+ */
+function shared(options: Pick<WorkerOptions, 'bundlerOptions' | 'workflowBundle'>): Partial<WorkerOptions> {
+  if (options.workflowBundle !== undefined) return {};
+  const preload = options.bundlerOptions?.preloadModules ?? [];
+  const preloadModules = [...new Set([...preload, ...SHARED_WORKFLOW_MODULES])];
+  return { bundlerOptions: { ...options.bundlerOptions, preloadModules } };
+}

@@ -1,0 +1,256 @@
+import {
+  ApplicationFailure,
+  condition,
+  log,
+  upsertMemo,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { z } from 'zod';
+import {
+  type AgentInput,
+  type AgentSettings,
+  AgentSettingsSchema,
+  type AgentStatus,
+  type CycleRecord,
+  type DirectiveRecord,
+  EnqueueArgsSchema,
+  InjectArgsSchema,
+  type ParsedAgentInput,
+  RunCycleArgsSchema,
+  SendArgsSchema,
+  type SendResult,
+  WakeArgsSchema,
+  cycleRecordOf,
+  keepLast,
+  KEPT_CYCLES,
+} from '../../core/agent/agent';
+import { totalCost } from '../../core/cycle/cost';
+import { reconcileDirectives } from '../../core/agent/directives';
+import { type Usage, mergeUsageByModel, totalUsage } from '../../core/cycle/model';
+import {
+  type Scratchpad,
+  ScratchpadSchema,
+  defaultScratchpad,
+  enqueueTasks,
+  hasWork,
+} from '../../core/scratchpad/scratchpad';
+import { queueViolation } from '../../core/scratchpad/state-caps';
+import { safeApply } from '../../core/scratchpad/update';
+import { AgentError } from '../../common/failure-types';
+import { cycleWorkflowId } from '../../common/ids';
+import { agentIdKey, cycleCountKey, lastOutcomeKey } from '../../common/search-attributes';
+import { ChildCycle, cycleInputFor, summaryOf } from './child-cycle';
+import { type Finished, type WorkItem, WorkQueue } from './work-queue';
+
+/**
+ * The state of one agent's durable home and what its messages do to it: the work queue, the scratchpad,
+ * changes deferred while a cycle runs, directives, usage, and what continue-as-new carries over.
+ */
+export class AgentHome {
+  readonly agentId: string;
+  settings: AgentSettings;
+  scratchpad: Scratchpad;
+  cycleCount: number;
+  cycles: CycleRecord[];
+  heldDirectives: string[];
+  directiveLog: DirectiveRecord[];
+  usageByModel: Record<string, Usage>;
+  readonly runs: number;
+  private readonly queue = new WorkQueue();
+  // Changes to the scratchpad requested while a cycle runs wait for its result, or they would be overwritten.
+  private readonly deferred: (() => void)[] = [];
+  private running: ChildCycle | null = null;
+  private cyclesThisRun = 0;
+
+  constructor(input: ParsedAgentInput) {
+    const { carried } = input;
+    this.agentId = input.agentId;
+    this.settings = input.settings;
+    this.scratchpad = input.scratchpad ?? defaultScratchpad(input.purpose);
+    this.cycleCount = carried?.cycleCount ?? 0;
+    this.cycles = carried?.cycles ?? [];
+    this.heldDirectives = carried?.heldDirectives ?? [];
+    this.directiveLog = carried?.directiveLog ?? [];
+    this.usageByModel = carried?.usageByModel ?? {};
+    this.runs = (carried?.runs ?? 0) + 1;
+  }
+
+  /** Publishes the scratchpad, and queues the wake a previous run carried over. */
+  start(pendingWake: boolean): void {
+    upsertSearchAttributes([{ key: agentIdKey, value: this.agentId }]);
+    this.persist();
+    if (pendingWake && hasWork(this.scratchpad)) this.queue.wake('manual');
+  }
+
+  status(): AgentStatus {
+    const { agentId, cycleCount, settings, runs, running } = this;
+    return {
+      agentId,
+      cycleCount,
+      running: running && { cycleId: running.cycleId, trigger: running.trigger },
+      queued: this.queue.length,
+      heldDirectives: [...this.heldDirectives],
+      usage: totalUsage(this.usageByModel),
+      costUsd: totalCost(this.usageByModel),
+      settings,
+      runs,
+    };
+  }
+
+  async send(args: unknown): Promise<SendResult> {
+    const { message } = SendArgsSchema().parse(args);
+    const result = await this.queue.submit({ kind: 'chat', message });
+    const { cycleId, outcome, error } = result.record;
+    return { reply: result.reply ?? '', cycleId, outcome, ...(error ? { error } : {}) };
+  }
+
+  async runCycle(args: unknown): Promise<CycleRecord> {
+    const { tasks, maxIterations, model, priorScratchpad } = RunCycleArgsSchema().parse(args);
+    if (tasks.length > 0) await this.enqueueChecked(tasks, []);
+    return (await this.queue.submit({ kind: 'task', trigger: 'task', maxIterations, model, priorScratchpad })).record;
+  }
+
+  async enqueue(args: unknown): Promise<{ current_task: string | null; pending_actions: string[] }> {
+    const { tasks, goals } = EnqueueArgsSchema().parse(args);
+    const { current_task, pending_actions } = await this.enqueueChecked(tasks, goals);
+    return { current_task, pending_actions };
+  }
+
+  // Applied once no cycle runs, which may have grown the state since the validator ran: the caps are checked again,
+  // and a refusal then fails the update with nothing changed.
+  private async enqueueChecked(tasks: string[], goals: string[]): Promise<Scratchpad> {
+    const outcome = await this.mutated(() => {
+      const after = enqueueTasks(this.scratchpad, tasks, goals);
+      const refusal = queueViolation(this.scratchpad, after);
+      if (!refusal) this.scratchpad = after;
+      return { refusal, state: this.scratchpad };
+    });
+    if (outcome.refusal) throw ApplicationFailure.nonRetryable(outcome.refusal, AgentError.BadInput);
+    return outcome.state;
+  }
+
+  async inject(args: unknown): Promise<string> {
+    const { section, content } = InjectArgsSchema().parse(args);
+    return this.mutated(() => {
+      const outcome = safeApply(this.scratchpad, { [section]: content });
+      // Validated against the state of the moment; a cycle may have changed it since, so report rather than throw.
+      if (!outcome.ok) return `not applied: ${outcome.error}`;
+      this.scratchpad = outcome.state;
+      return JSON.stringify((outcome.state as Record<string, unknown>)[section] ?? content);
+    });
+  }
+
+  async import(state: unknown): Promise<void> {
+    const next = ScratchpadSchema().parse(state);
+    await this.mutated(() => (this.scratchpad = next));
+  }
+
+  configure(changes: Partial<AgentSettings>): AgentSettings {
+    return (this.settings = AgentSettingsSchema().parse({ ...this.settings, ...changes }));
+  }
+
+  wake(args: unknown): void {
+    const parsed = WakeArgsSchema().safeParse(args ?? {});
+    // A signal has no caller to answer: a bad one is logged (visible in the worker's log) and wakes nothing.
+    if (!parsed.success) {
+      log.warn('ignored a wake signal with invalid arguments', { error: z.prettifyError(parsed.error) });
+      return;
+    }
+    const { tasks, trigger } = parsed.data;
+    this.mutate(() => {
+      // A schedule repeats its tasks every tick: one already queued is not queued again.
+      const queued = [this.scratchpad.current_task, ...this.scratchpad.pending_actions];
+      const fresh = tasks.filter((task) => !queued.includes(task));
+      const after = enqueueTasks(this.scratchpad, fresh);
+      const refusal = fresh.length > 0 ? queueViolation(this.scratchpad, after) : null;
+      // A signal has no caller to answer: tasks that would pass the caps are dropped and logged, the rest runs.
+      if (refusal) log.warn('dropped the tasks of a wake signal', { error: refusal, tasks: fresh.length });
+      else if (fresh.length > 0) this.scratchpad = after;
+      if (hasWork(this.scratchpad)) this.queue.wake(trigger);
+    });
+  }
+
+  directive(text: unknown): void {
+    if (typeof text !== 'string' || text.trim() === '') return;
+    if (!this.running) {
+      this.heldDirectives.push(text);
+      return;
+    }
+    this.running.forward(text);
+  }
+
+  hasQueuedWork(): boolean {
+    return this.queue.length > 0;
+  }
+
+  shouldContinueAsNew(): boolean {
+    return workflowInfo().continueAsNewSuggested || this.cyclesThisRun >= this.settings.continueAsNewEvery;
+  }
+
+  /** Whether the queue can go to the next run: see {@link WorkQueue.canCarry}. */
+  canCarryQueue(): boolean {
+    return this.queue.canCarry();
+  }
+
+  /** The input of the next run: the memory, settings and anything still queued. */
+  carryOver(): AgentInput {
+    const { agentId, scratchpad, settings, cycleCount, cycles, heldDirectives, directiveLog, usageByModel, runs } =
+      this;
+    const carried = { cycleCount, cycles, heldDirectives, directiveLog, usageByModel, runs };
+    return { agentId, scratchpad, settings, carried: { ...carried, pendingWake: this.queue.length > 0 } };
+  }
+
+  /** Runs the oldest queued item as a child cycle and adopts its result; nothing when the queue is empty. */
+  async runNext(): Promise<void> {
+    const item = this.queue.next();
+    if (item) this.queue.finish(item, await this.runItem(item));
+  }
+
+  // The memo lets `show` and `snapshots` read the active scratchpad from the server with no worker running.
+  private persist(): void {
+    upsertMemo({ scratchpad: this.scratchpad });
+  }
+
+  private mutate(change: () => void): void {
+    if (this.running) {
+      this.deferred.push(change);
+      return;
+    }
+    change();
+    this.persist();
+  }
+
+  private async mutated<T>(change: () => T): Promise<T> {
+    let result: { value: T } | undefined;
+    this.mutate(() => (result = { value: change() }));
+    await condition(() => result !== undefined);
+    return (result as { value: T }).value;
+  }
+
+  private async runItem(item: WorkItem): Promise<Finished> {
+    this.cycleCount++;
+    this.cyclesThisRun++;
+    const cycleId = cycleWorkflowId(this.agentId, this.cycleCount);
+    const directives = this.heldDirectives.splice(0);
+    const child = new ChildCycle(cycleInputFor(item, this, cycleId, directives));
+    this.running = child;
+    const result = await child.run(summaryOf(item, this.scratchpad));
+    this.running = null;
+    this.scratchpad = { ...result.after, last_updated: new Date().toISOString() };
+    const shown = (result.directives ?? []).map((entry) => entry.text);
+    const book = { held: this.heldDirectives, log: this.directiveLog };
+    const given = [...directives, ...child.forwarded];
+    ({ held: this.heldDirectives, log: this.directiveLog } = reconcileDirectives(book, { cycleId, given, shown }));
+    this.usageByModel = mergeUsageByModel(this.usageByModel, result.usageByModel ?? {});
+    const record = cycleRecordOf(result, child.trigger, shown);
+    this.cycles = keepLast([...this.cycles, record], KEPT_CYCLES);
+    upsertSearchAttributes([
+      { key: cycleCountKey, value: this.cycleCount },
+      { key: lastOutcomeKey, value: result.outcome },
+    ]);
+    for (const change of this.deferred.splice(0)) change();
+    this.persist();
+    return { record, reply: result.reply };
+  }
+}

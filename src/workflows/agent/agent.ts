@@ -1,0 +1,78 @@
+import { ApplicationFailure, allHandlersFinished, condition, continueAsNew, setHandler } from '@temporalio/workflow';
+import {
+  type AgentInput,
+  AgentInputSchema,
+  AgentSettingsSchema,
+  EnqueueArgsSchema,
+  type ParsedAgentInput,
+  RunCycleArgsSchema,
+  SendArgsSchema,
+} from '../../core/agent/agent';
+import {
+  configureUpdate,
+  cyclesQuery,
+  directiveSignal,
+  directivesQuery,
+  enqueueUpdate,
+  importUpdate,
+  injectUpdate,
+  runCycleUpdate,
+  scratchpadQuery,
+  sendUpdate,
+  statusQuery,
+  wakeSignal,
+} from '../../common/messages/agent';
+import { AgentError } from '../../common/failure-types';
+import { AgentHome } from './agent-home';
+import { validate, validateImport, validateInject, validateQueue } from './validators';
+
+function parseInput(raw: AgentInput): ParsedAgentInput {
+  const parsed = AgentInputSchema().safeParse(raw);
+  // A ZodError thrown here would fail the workflow task forever; fail the workflow instead.
+  if (!parsed.success) {
+    throw ApplicationFailure.nonRetryable(`invalid agent input: ${parsed.error.message}`, AgentError.BadInput);
+  }
+  return parsed.data;
+}
+
+/** Queries, signals and updates of the agent workflow, each handed to its home. */
+function registerHandlers(home: AgentHome): void {
+  setHandler(scratchpadQuery, () => home.scratchpad);
+  setHandler(cyclesQuery, () => home.cycles);
+  setHandler(directivesQuery, () => home.directiveLog);
+  setHandler(statusQuery, () => home.status());
+  setHandler(sendUpdate, (args) => home.send(args), { validator: (args) => validate(SendArgsSchema(), args) });
+  setHandler(runCycleUpdate, (args) => home.runCycle(args), {
+    validator: (args) => validateQueue(home.scratchpad, RunCycleArgsSchema(), args),
+  });
+  setHandler(enqueueUpdate, (args) => home.enqueue(args), {
+    validator: (args) => validateQueue(home.scratchpad, EnqueueArgsSchema(), args),
+  });
+  setHandler(injectUpdate, (args) => home.inject(args), { validator: (args) => validateInject(home.scratchpad, args) });
+  setHandler(importUpdate, (state) => home.import(state), { validator: (state) => validateImport(state) });
+  setHandler(configureUpdate, (changes) => home.configure(changes), {
+    validator: (changes) => validate(AgentSettingsSchema(), { ...home.settings, ...changes }),
+  });
+  setHandler(wakeSignal, (args) => home.wake(args));
+  setHandler(directiveSignal, (text) => home.directive(text));
+}
+
+/**
+ * The durable home of one agent (seed 000's `active.yaml`): runs its cycles one at a time as
+ * child `agentCycle` workflows, each fed the previous after-state, and continues-as-new with its memory.
+ */
+export async function agent(rawInput: AgentInput): Promise<void> {
+  const input = parseInput(rawInput);
+  const home = new AgentHome(input);
+  registerHandlers(home);
+  home.start(input.carried?.pendingWake ?? false);
+  for (;;) {
+    await condition(() => home.hasQueuedWork() || home.shouldContinueAsNew());
+    if (home.shouldContinueAsNew() && home.canCarryQueue()) {
+      // Waiting updates must get their answers before this run ends.
+      await condition(() => allHandlersFinished() || !home.canCarryQueue());
+      if (home.canCarryQueue()) await continueAsNew<typeof agent>(home.carryOver());
+    }
+    await home.runNext();
+  }
+}

@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import { type EnqueueArgsSchema, InjectArgsSchema, type RunCycleArgsSchema } from '../../core/agent/agent';
+import { type Scratchpad, ScratchpadSchema, enqueueTasks } from '../../core/scratchpad/scratchpad';
+import { importViolation, queueViolation } from '../../core/scratchpad/state-caps';
+import { safeApply } from '../../core/scratchpad/update';
+
+/**
+ * Update validators of the agent workflow: synchronous checks against the state of the moment, so a bad request is
+ * rejected before it reaches history and changes nothing.
+ */
+export function validate(schema: z.ZodType, value: unknown): void {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new Error(z.prettifyError(parsed.error));
+}
+
+/** `runCycle` and `enqueue`: the tasks and goals must fit the caps of the state as it is now. */
+export function validateQueue(
+  state: Scratchpad,
+  schema: ReturnType<typeof RunCycleArgsSchema> | ReturnType<typeof EnqueueArgsSchema>,
+  args: unknown,
+): void {
+  validate(schema, args);
+  const { tasks, goals = [] } = schema.parse(args) as { tasks: string[]; goals?: string[] };
+  const refusal = queueViolation(state, enqueueTasks(state, tasks, goals));
+  if (refusal) throw new Error(refusal);
+}
+
+export function validateInject(state: Scratchpad, args: unknown): void {
+  validate(InjectArgsSchema(), args);
+  const { section, content } = InjectArgsSchema().parse(args);
+  const outcome = safeApply(state, { [section]: content });
+  if (!outcome.ok) throw new Error(outcome.error);
+}
+
+export function validateImport(state: unknown): void {
+  validate(ScratchpadSchema(), state);
+  const refusal = importViolation(ScratchpadSchema().parse(state));
+  if (refusal) throw new Error(refusal);
+}

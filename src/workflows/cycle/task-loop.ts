@@ -1,0 +1,46 @@
+import type { CycleOutcome } from '../../core/cycle/input';
+import { dispatch } from '../../core/cycle/dispatch';
+import { parseToolCalls } from '../../core/cycle/parse';
+import { buildCyclePrompt } from '../../core/cycle/prompts';
+import { stepLabel } from '../../core/cycle/plan-calls';
+import { traceEntries, traceEntry } from '../../core/cycle/trace';
+import { callsToCarryOut, carryOut, firstCallOnly } from './run-calls';
+import type { CycleRun } from './cycle-run';
+
+/** Seed 000's run_cycle: prompt from the scratchpad → model → parse → dispatch, until done or max_iterations. */
+export async function runTaskLoop(run: CycleRun): Promise<CycleOutcome> {
+  const { input } = run;
+  for (let iteration = 1; iteration <= input.maxIterations; iteration++) {
+    run.iterations = iteration;
+    const directives = run.directivesFor(iteration);
+    const prompt = run.decoratePrompt(
+      buildCyclePrompt(run.state, { iteration, maxIterations: input.maxIterations, directives }),
+    );
+    const workTools = run.workTools();
+    const tools = [...workTools, 'update_scratchpad', 'done'];
+    const response = await run.callModel({
+      system: input.system,
+      messages: [{ role: 'user', content: prompt }],
+      tools,
+      toolChoice: 'any',
+      model: input.model,
+    });
+    const parsed = parseToolCalls(response);
+    const request = { promptChars: prompt.length, tools };
+    if (!parsed.ok) {
+      run.state = dispatch(run.state, parsed, workTools).state;
+      const call = { iteration, phase: 'task' as const, request, response, calls: [] };
+      run.trace.push(traceEntry(call, { dispatch: 'parse_error', error: parsed.error }));
+      run.publish('parse_error');
+      continue;
+    }
+    const calls = callsToCarryOut(parsed.calls, firstCallOnly(parsed.calls));
+    const offered = { work: workTools, update: true, done: true };
+    const handled = await carryOut(run, calls, iteration, { offered, notes: true });
+    run.trace.push(...traceEntries({ iteration, phase: 'task', request, response, calls: parsed.calls }, handled));
+    run.publish(stepLabel(handled, 'no call'));
+    // An accepted board write is a research investigation's end, as `done` is a task's.
+    if (handled.some(({ step }) => step.kind === 'done') || run.boardEntry !== undefined) return 'completed';
+  }
+  return 'max_iterations';
+}

@@ -1,0 +1,56 @@
+import { patched, setHandler } from '@temporalio/workflow';
+import type { Draft } from '../../core/research/board';
+import type { CycleResult } from '../../core/cycle/input';
+import { totalUsage } from '../../core/cycle/model';
+import type { WorkerInput, WorkerResult } from '../../core/research/run';
+import { investigationInput, normaliseUrl } from '../../core/research/investigation';
+import { researchInvestigationId } from '../../common/ids';
+import { tombstonedSignal } from '../../common/messages/research';
+import { writeAsWorker } from './board-write';
+import { legacyInvestigation } from './worker-legacy';
+import { runChildCycle } from '../agent/subagent';
+
+/** Marks workers whose investigation is a child `agentCycle` (seed 001's sub-agent) instead of their own loop. */
+export const RESEARCH_WORKER_SUBAGENT_PATCH = 'research-worker-subagent';
+
+/**
+ * One research worker: claims its fact (unless the supervisor delegated it already), runs the investigation as a
+ * child cycle that ends with a `board_write`, and always writes: an investigation that ends without an accepted
+ * write records UNVERIFIED with the reason, so no fact stays PENDING behind a finished worker.
+ */
+export async function researchWorker(input: WorkerInput): Promise<WorkerResult> {
+  // Only workers from before the patch act on it; an investigation asks the board itself before each fetch.
+  const tombstoned = new Set(input.tombstoned.map(normaliseUrl));
+  setHandler(tombstonedSignal, (url) => void tombstoned.add(normaliseUrl(url)));
+  const research = { supervisorId: input.supervisorId, workerId: input.workerId };
+  const write = (draft: Draft, usage?: CycleResult['usageByModel']) => writeAsWorker(research, draft, usage);
+  const fact = { entity: input.entity, field: input.field };
+  if (!input.delegated) {
+    const claim = await write({ type: 'PENDING', body: { ...fact, assignedTo: input.workerId } });
+    if (!claim.ok) return { workerId: input.workerId, wrote: `claim refused: ${claim.error}`, turns: 0 };
+  }
+  if (!patched(RESEARCH_WORKER_SUBAGENT_PATCH)) return legacyInvestigation(input, tombstoned, write);
+  const cycleId = researchInvestigationId(input.workerId);
+  const child = await runChildCycle(investigationInput(input, cycleId), `research: ${input.entity} / ${input.field}`);
+  const result = 'result' in child ? child.result : undefined;
+  const usageByModel = result?.usageByModel ?? {};
+  const done = {
+    workerId: input.workerId,
+    turns: result?.iterations ?? 0,
+    usage: totalUsage(usageByModel),
+    usageByModel,
+  };
+  if (result?.boardEntry !== undefined) return { ...done, wrote: result.boardEntry };
+  const reason = unwrittenReason(input, child);
+  const final = await write({ type: 'UNVERIFIED', body: { ...fact, reason } }, usageByModel);
+  return { ...done, wrote: final.ok ? `UNVERIFIED ${final.entry.id}` : final.error };
+}
+
+/** Why the investigation wrote nothing: out of turns, finished without a write, failed, or never ran. */
+function unwrittenReason(input: WorkerInput, child: { result: CycleResult } | { error: string }): string {
+  if ('error' in child) return `the investigation did not run: ${child.error}`.slice(0, 2000);
+  const { result } = child;
+  if (result.outcome === 'max_iterations') return `no verified value within ${input.maxTurns} turns`;
+  if (result.outcome === 'failed') return `the investigation failed: ${result.error ?? 'unknown error'}`.slice(0, 2000);
+  return `the investigation finished without writing its fact to the board`;
+}

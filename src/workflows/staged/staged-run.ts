@@ -1,0 +1,165 @@
+import { executeChild, proxyActivities } from '@temporalio/workflow';
+import { TypedSearchAttributes } from '@temporalio/common';
+import type { Activities } from '../../activities';
+import type { CycleInput, CycleResult } from '../../core/cycle/input';
+import { type Usage, ZERO_USAGE, addUsage } from '../../core/cycle/model';
+import { SCRATCHPAD_READ } from '../../core/tools/observation';
+import { parseAction } from '../../core/cycle/parse';
+import { defaultScratchpad, enqueueTasks } from '../../core/scratchpad/scratchpad';
+import {
+  NO_OP_CORRECTION,
+  buildPlanPrompt,
+  buildStageContext,
+  parsePlan,
+  scratchpadFromArgs,
+  withPriorScratchpad,
+} from '../../core/staged/rules';
+import type { ParsedStagedInput, StageRecord, Verification } from '../../core/staged/input';
+import type { StagedProgress } from '../../common/messages/staged';
+import { stageCycleId } from '../../common/ids';
+import { agentIdKey } from '../../common/search-attributes';
+import { modelActivityOptions } from '../cycle/activity-options';
+import type { agentCycle } from '../agent-cycle';
+
+/** Tools a stage is offered: reading and writing files, so the path cap sees every change. */
+const STAGE_TOOLS = ['fs_read', 'fs_write', 'write_files'];
+/** The plan-only turn offers only this: nothing that writes. */
+export const PLAN_TOOLS = ['plan'];
+
+/** One stage to run: what it asks, and where it sits. */
+interface StageSpec {
+  kind: 'stage' | 'repair';
+  stage: string;
+  /** 1-based plan index; none for a repair. */
+  index?: number;
+  label: string;
+  /** A verification output stored in the observation store, readable by this stage's first attempt. */
+  storedOutput?: boolean;
+}
+
+/** The state of one staged run and the steps that change it; `stagedTask` drives it, the query reads it. */
+export class StagedRun {
+  phase: StagedProgress['phase'] = 'planning';
+  plan: string[] = [];
+  readonly stages: StageRecord[] = [];
+  readonly verifications: Verification[] = [];
+  readonly files: string[] = [];
+  /** The model's latest run-local notes. */
+  notes?: string;
+  usage: Usage = ZERO_USAGE;
+  /** Set when a stage's cycle failed: the run cannot go on. */
+  failure?: string;
+  private readonly activities: Pick<Activities, 'callModel' | 'runVerification'>;
+
+  constructor(
+    readonly input: ParsedStagedInput,
+    readonly runId: string,
+  ) {
+    const { callModel } = proxyActivities<Activities>(modelActivityOptions(input.maxAttempts));
+    const { runVerification } = proxyActivities<Activities>({
+      startToCloseTimeout: input.verifyTimeoutMs + 60_000,
+      heartbeatTimeout: '30s',
+      retry: { initialInterval: '1s', maximumAttempts: 3 },
+    });
+    this.activities = { callModel, runVerification };
+  }
+
+  get progress(): StagedProgress {
+    return { phase: this.phase, plan: this.plan, stages: this.stages, verifications: this.verifications };
+  }
+
+  /** The plan-only turn: one model call offered no tool that writes. An unusable plan is the task as one stage. */
+  async makePlan(): Promise<void> {
+    const response = await this.activities.callModel({
+      system: 'staged_plan',
+      messages: [
+        { role: 'user', content: withPriorScratchpad(buildPlanPrompt(this.input.task), this.input.priorScratchpad) },
+      ],
+      tools: PLAN_TOOLS,
+      toolChoice: 'any',
+      model: this.input.model,
+    });
+    this.usage = addUsage(this.usage, response.usage);
+    const parsed = parseAction(response);
+    const args = parsed.ok && parsed.action.tool === 'plan' ? parsed.action.args : {};
+    this.notes = scratchpadFromArgs(args) ?? this.notes;
+    this.plan = parsePlan(args) ?? [this.input.task];
+  }
+
+  /** Runs one stage, sending it back with the correction while it claims completion having changed nothing. */
+  async runStage(spec: StageSpec): Promise<StageRecord> {
+    let correction: string | undefined;
+    for (let attempt = 0; ; attempt++) {
+      const label = attempt === 0 ? spec.label : `${spec.label}-retry-${attempt}`;
+      const kind = attempt === 0 ? spec.kind : 'correction';
+      const record = await this.runCycle(spec, label, kind, correction, attempt === 0 && spec.storedOutput);
+      const noOp = record.outcome === 'completed' && record.touchedPaths.length === 0;
+      if (!noOp || attempt >= this.input.maxCorrections || this.failure) return record;
+      correction = NO_OP_CORRECTION;
+    }
+  }
+
+  private async runCycle(
+    spec: StageSpec,
+    label: string,
+    kind: StageRecord['kind'],
+    correction: string | undefined,
+    canReadOutput: boolean | undefined,
+  ): Promise<StageRecord> {
+    const cycleId = stageCycleId(this.runId, label);
+    const stageContext = buildStageContext({
+      task: this.input.task,
+      plan: this.plan,
+      index: spec.index,
+      stage: spec.stage,
+      notes: this.notes,
+      maxPaths: this.input.maxPaths,
+      correction,
+    });
+    // Fresh context: a new scratchpad holding only this stage; the stage context carries the rest.
+    const input: CycleInput = {
+      agentId: this.input.agentId,
+      cycleId,
+      before: enqueueTasks(defaultScratchpad(this.input.task.slice(0, 500)), [spec.stage.slice(0, 2000)]),
+      maxIterations: this.input.maxIterations,
+      model: this.input.model,
+      tools: canReadOutput ? [...STAGE_TOOLS, SCRATCHPAD_READ] : STAGE_TOOLS,
+      maxAttempts: this.input.maxAttempts,
+      stageContext,
+      priorScratchpad: this.input.priorScratchpad,
+      maxPaths: this.input.maxPaths,
+      system: 'staged',
+    };
+    const result: CycleResult = await executeChild<typeof agentCycle>('agentCycle', {
+      workflowId: cycleId,
+      args: [input],
+      typedSearchAttributes: new TypedSearchAttributes([{ key: agentIdKey, value: this.input.agentId }]),
+    });
+    this.usage = addUsage(this.usage, result.usage);
+    if (result.scratchpad !== undefined) this.notes = result.scratchpad;
+    for (const path of result.touchedPaths ?? []) if (!this.files.includes(path)) this.files.push(path);
+    if (result.outcome === 'failed') this.failure = `${label} failed: ${result.error ?? 'unknown error'}`;
+    const record: StageRecord = {
+      kind,
+      stage: spec.stage,
+      cycleId,
+      outcome: result.outcome,
+      touchedPaths: result.touchedPaths ?? [],
+      refusedPaths: result.refusedPaths ?? [],
+    };
+    this.stages.push(record);
+    return record;
+  }
+
+  /** Runs the verification command; its output is stored for `readerLabel`, the repair stage that would read it. */
+  async verify(command: string, readerLabel: string): Promise<Verification> {
+    const verification = await this.activities.runVerification({
+      agentId: this.input.agentId,
+      turnId: stageCycleId(this.runId, readerLabel),
+      command,
+      timeoutMs: this.input.verifyTimeoutMs,
+    });
+    this.verifications.push(verification);
+    return verification;
+  }
+}

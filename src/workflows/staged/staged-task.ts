@@ -1,0 +1,91 @@
+import {
+  ApplicationFailure,
+  isCancellation,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { shouldStage, stagedOutcome, repairStage, type StagedOutcome } from '../../core/staged/rules';
+import {
+  type StagedInput,
+  StagedInputSchema,
+  type StagedResult,
+  type ParsedStagedInput,
+} from '../../core/staged/input';
+import { stagedProgressQuery } from '../../common/messages/staged';
+import { cycleOutcomeKey } from '../../common/search-attributes';
+import { failureMessage } from '../../common/failure';
+import { StagedRun } from './staged-run';
+
+/**
+ * Seed 004's staged run: an optional plan-only turn, then each stage as a child cycle with fresh context and a cap
+ * on touched paths, no-op stages corrected, then verification and bounded repairs. The model's "done" is never the
+ * outcome: `verified` needs a verification that ran and passed.
+ */
+export async function stagedTask(rawInput: StagedInput): Promise<StagedResult> {
+  const parsed = StagedInputSchema().safeParse(rawInput);
+  // A ZodError thrown would fail the workflow task forever; a bad input fails the workflow instead.
+  if (!parsed.success)
+    throw ApplicationFailure.nonRetryable(`invalid staged input: ${parsed.error.message}`, 'StagedError.BadInput');
+  const input: ParsedStagedInput = parsed.data;
+  const runId = workflowInfo().workflowId;
+  const run = new StagedRun(input, runId);
+  const staged = shouldStage(input.task, input.staged);
+  let outcome: StagedOutcome = 'failed';
+  let reason: string;
+  let error: string | undefined;
+  setHandler(stagedProgressQuery, () => ({ ...run.progress, ...(run.phase === 'done' ? { outcome } : {}) }));
+  try {
+    ({ outcome, reason } = await drive(run, staged));
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    error = failureMessage(err);
+    reason = `the run failed: ${error}`;
+  }
+  run.phase = 'done';
+  upsertSearchAttributes([{ key: cycleOutcomeKey, value: outcome }]);
+  return {
+    agentId: input.agentId,
+    runId,
+    outcome,
+    reason,
+    staged,
+    plan: run.plan,
+    stages: run.stages,
+    verifications: run.verifications,
+    files: run.files,
+    ...(run.notes !== undefined ? { scratchpad: run.notes } : {}),
+    usage: run.usage,
+    ...(error ? { error } : {}),
+  };
+}
+
+async function drive(run: StagedRun, staged: boolean): Promise<{ outcome: StagedOutcome; reason: string }> {
+  const { input } = run;
+  if (staged) await run.makePlan();
+  else run.plan = [input.task];
+  run.phase = 'stages';
+  for (const [offset, stage] of run.plan.entries()) {
+    await run.runStage({ kind: 'stage', stage, index: offset + 1, label: `stage-${offset + 1}` });
+    if (run.failure) return { outcome: 'failed', reason: run.failure };
+  }
+  // STAGED_DONE: the model has said its piece; only verification can turn that into `verified`.
+  if (input.verify === undefined) {
+    return { outcome: stagedOutcome('none'), reason: 'the stages finished but no verification command was given' };
+  }
+  for (let repair = 1; ; repair++) {
+    run.phase = 'verifying';
+    const verification = await run.verify(input.verify, `repair-${repair}`);
+    if (verification.passed) return { outcome: stagedOutcome('passed'), reason: `\`${input.verify}\` passed` };
+    if (repair > input.maxRepairs) {
+      return {
+        outcome: stagedOutcome('failed'),
+        reason: `\`${input.verify}\` still fails after ${input.maxRepairs} repair stage(s)`,
+      };
+    }
+    run.phase = 'repairing';
+    const stage = repairStage(input.verify, verification.output);
+    await run.runStage({ kind: 'repair', stage, label: `repair-${repair}`, storedOutput: !!verification.scratchpadId });
+    if (run.failure) return { outcome: 'failed', reason: run.failure };
+  }
+}
