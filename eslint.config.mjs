@@ -48,6 +48,23 @@ export default tseslint.config(
     },
   },
   {
+    // The cycle kernel runs every call through handlers that features register: it knows no feature, not even a type.
+    files: ['src/workflows/cycle/**/*.ts', 'src/core/cycle/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/agent/**', '**/research/**', '**/staged/**', '../agent-cycle'],
+              message: 'The cycle kernel knows no feature: register a tool handler or policy instead.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Pure: no I/O, no clock, no Temporal; everything else builds on it.
     files: ['src/core/**/*.ts'],
     rules: {

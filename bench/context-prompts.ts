@@ -1,5 +1,5 @@
 import type { ProviderRequest } from '../src/activities/model/provider';
-import { SYSTEM_PROMPTS } from '../src/core/cycle/prompts';
+import { SYSTEM_PROMPTS } from '../src/activities/model/system-prompts';
 
 /** A prompt's size in characters and in estimated tokens. */
 export interface PromptSize {

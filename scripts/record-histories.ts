@@ -80,7 +80,7 @@ function cycleRecording(
       const handle = await client.workflow.start('agentCycle', {
         taskQueue,
         workflowId,
-        args: [{ agentId, before, ...input } satisfies CycleInput],
+        args: [{ agentId, before, ...input } as CycleInput],
         typedSearchAttributes: new TypedSearchAttributes([{ key: agentIdKey, value: agentId }]),
       });
       await handle.result();
@@ -142,7 +142,7 @@ const RECORDINGS: Recording[] = [
       },
       { text: 'Checked once; the second check was refused.' },
     ],
-    { mode: 'chat', message: 'check twice', twoPhase: false },
+    { kind: 'chat', message: 'check twice', twoPhase: false },
   ),
   // Past MAX_COMPLETED_TASKS, `done` archives the oldest completed tasks (patch `archive-completed-tasks`).
   cycleRecording('agent-cycle-archive-completed-tasks', [{ tool: 'done', args: { summary: 'one too many' } }], {

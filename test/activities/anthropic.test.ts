@@ -3,9 +3,13 @@ import { AnthropicProvider } from '../../src/activities/model/anthropic';
 import { createModelResolver } from '../../src/activities/model/registry';
 import { ModelError } from '../../src/common/failure-types';
 import type { ModelRequest } from '../../src/core/cycle/model';
-import { CYCLE_SYSTEM, REFLECT_SYSTEM, RESEARCH_STRATEGY_SYSTEM } from '../../src/core/cycle/prompts';
+import { CYCLE_SYSTEM, REFLECT_SYSTEM } from '../../src/core/cycle/prompts';
+import { RESEARCH_STRATEGY_SYSTEM } from '../../src/core/research/prompts';
 import { PLAN_TOOL, planFromResponse, planPrompt, planRequest } from '../../src/core/research/plan';
-import { TOOL_DESCRIPTIONS, toolInputSchema } from '../../src/core/tools/catalogue';
+import {
+  TOOL_DESCRIPTIONS_BY_NAME as TOOL_DESCRIPTIONS,
+  toolInputSchema,
+} from '../../src/activities/model/tool-definitions';
 import { failureOf, quietEnvironment, runCallModel } from './call-model';
 import { type HttpStub, startHttpStub } from './http-stub';
 

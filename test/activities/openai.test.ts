@@ -3,9 +3,13 @@ import { OpenAICompatibleProvider } from '../../src/activities/model/openai';
 import { createModelResolver } from '../../src/activities/model/registry';
 import type { ModelRequest } from '../../src/core/cycle/model';
 import { parseAction } from '../../src/core/cycle/parse';
-import { CYCLE_SYSTEM, RESEARCH_STRATEGY_SYSTEM, RESPOND_SYSTEM } from '../../src/core/cycle/prompts';
+import { CYCLE_SYSTEM, RESPOND_SYSTEM } from '../../src/core/cycle/prompts';
+import { RESEARCH_STRATEGY_SYSTEM } from '../../src/core/research/prompts';
 import { PLAN_TOOL, planFromResponse, planPrompt, planRequest } from '../../src/core/research/plan';
-import { TOOL_DESCRIPTIONS, toolInputSchema } from '../../src/core/tools/catalogue';
+import {
+  TOOL_DESCRIPTIONS_BY_NAME as TOOL_DESCRIPTIONS,
+  toolInputSchema,
+} from '../../src/activities/model/tool-definitions';
 import { failureOf, runCallModel } from './call-model';
 import { type HttpStub, startHttpStub } from './http-stub';
 

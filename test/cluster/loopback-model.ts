@@ -1,7 +1,7 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SYSTEM_PROMPTS } from '../../src/core/cycle/prompts';
+import { SYSTEM_PROMPTS } from '../../src/activities/model/system-prompts';
 
 /** Where the big observation's marker sits: in the middle, so only a read of the stored content can find it. */
 export const MIDDLE_MARKER = 'MIDDLE-MARKER-7f3a';

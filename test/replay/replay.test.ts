@@ -3,8 +3,6 @@ import * as path from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { workerSinks } from '../../src/workers/create-worker';
-import { SEVERAL_CALLS_PATCH } from '../../src/workflows/cycle/run-calls';
-import { RESEARCH_WORKER_SUBAGENT_PATCH } from '../../src/workflows/research/research-worker';
 import { bundleWorkflows } from '../helpers/worker';
 
 const HISTORIES = path.join(__dirname, 'histories');
@@ -43,41 +41,6 @@ describe('saved histories replay against the current workflow code', () => {
     const run2 = load('agent-continue-as-new-run2.json').events ?? [];
     expect(run1.at(-1)?.workflowExecutionContinuedAsNewEventAttributes).toBeTruthy();
     expect(run2[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId).toBeTruthy();
-  });
-
-  it('covers responses with several calls behind their patch, in a task cycle and a chat turn', () => {
-    for (const file of ['agent-cycle-several-calls.json', 'agent-cycle-chat-several-calls.json']) {
-      const events = load(file).events ?? [];
-      const patches = events.flatMap((event) => {
-        const data = event.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0]?.data;
-        return data ? [JSON.parse(Buffer.from(data).toString('utf8')).id] : [];
-      });
-      expect(patches).toEqual([SEVERAL_CALLS_PATCH]);
-    }
-  });
-
-  it('replays responses with several calls from before the patch the old way, with no patch marker', () => {
-    for (const file of [
-      'agent-cycle-several-calls-before-patch.json',
-      'agent-cycle-chat-several-calls-before-patch.json',
-    ]) {
-      const events = load(file).events ?? [];
-      expect(events.some((event) => event.markerRecordedEventAttributes?.markerName === 'core_patch')).toBe(false);
-      // The old task loop ran none of the first response's work calls: a replay that ran them would not match.
-      expect(events.filter((event) => event.activityTaskScheduledEventAttributes).length).toBeGreaterThan(0);
-    }
-  });
-
-  it('covers both paths of the completed-task archive patch', () => {
-    const activities = (file: string) =>
-      (load(file).events ?? []).map((event) => event.activityTaskScheduledEventAttributes?.activityType?.name);
-    const markers = (file: string) =>
-      (load(file).events ?? []).filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_patch');
-    // Recorded before the patch, from the same 50 completed tasks: `done` archived nothing.
-    expect(activities('agent-cycle-completed-tasks-before-archive.json')).not.toContain('archiveContent');
-    expect(markers('agent-cycle-completed-tasks-before-archive.json')).toHaveLength(0);
-    expect(activities('agent-cycle-archive-completed-tasks.json')).toContain('archiveContent');
-    expect(markers('agent-cycle-archive-completed-tasks.json')).toHaveLength(1);
   });
 
   it('covers a staged run that was corrected, repaired and verified (seed 004)', () => {
@@ -134,32 +97,6 @@ describe('saved histories replay against the current workflow code', () => {
     expect(given.some((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel')).toBe(
       false,
     );
-  });
-
-  it('covers research workers both ways: the old loop with no patch marker, the investigation as a child cycle', () => {
-    const patchIds = (file: string) =>
-      (load(file).events ?? []).flatMap((event) => {
-        const data = event.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0]?.data;
-        return data ? [JSON.parse(Buffer.from(data).toString('utf8')).id] : [];
-      });
-    const children = (file: string) =>
-      (load(file).events ?? []).flatMap((event) => {
-        const started = event.startChildWorkflowExecutionInitiatedEventAttributes;
-        return started ? [[started.workflowType?.name, started.workflowId]] : [];
-      });
-    for (const file of ['research-worker-failed-url.json', 'research-worker-redelegated.json']) {
-      expect(patchIds(file)).toEqual([]);
-      expect(children(file)).toEqual([]);
-    }
-    expect(patchIds('research-worker-subagent.json')).toEqual([RESEARCH_WORKER_SUBAGENT_PATCH]);
-    expect(children('research-worker-subagent.json')).toEqual([['agentCycle', 'research/replay/worker/3/cycle']]);
-    // The re-delegated worker's investigation: two fetches (the tombstoned one refused inside runTool), one write.
-    const cycle = load('research-worker-subagent-cycle.json').events ?? [];
-    const activities = cycle.flatMap((event) => event.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
-    expect(activities).toEqual(['callModel', 'runTool', 'callModel', 'runTool', 'callModel', 'boardWrite']);
-    const run = load('research-run-subagent.json').events ?? [];
-    expect(run.filter((event) => event.startChildWorkflowExecutionInitiatedEventAttributes)).toHaveLength(6);
-    expect(run.at(-1)?.workflowExecutionCompletedEventAttributes).toBeTruthy();
   });
 
   it('an edited history raises DeterminismViolationError', async () => {

@@ -38,16 +38,13 @@ describe("a research worker's investigation", () => {
     expect(input.tools).toEqual([...INVESTIGATION_TOOLS]);
     expect(input.tools).not.toContain('shell');
     expect(input.subagentDepth).toBe(1);
-    expect(input.research).toEqual({
-      supervisorId: 'research/r1',
-      workerId: worker.workerId,
-      entity: 'Acme',
-      field: 'revenue',
-      mayWrite: true,
+    expect(input).toMatchObject({
+      kind: 'investigation',
+      research: { supervisorId: 'research/r1', workerId: worker.workerId, entity: 'Acme', field: 'revenue' },
     });
     // Its sub-agent keeps the board (tombstones) but may not write the fact, and is the last level that may run.
     const sub = CycleInputSchema().parse(subagentInput(input, subagentCycleId(cycleId, 1), 'Find it', 'ctx'));
-    expect(sub.research).toMatchObject({ workerId: worker.workerId, mayWrite: false });
+    expect(sub).toMatchObject({ kind: 'subagent', research: { workerId: worker.workerId } });
     expect(sub.subagentDepth).toBe(MAX_SUBAGENT_DEPTH);
   });
 

@@ -1,17 +1,19 @@
 import {
   NO_OP_CORRECTION,
-  PRIOR_SCRATCHPAD_CHARS,
   buildStageContext,
   looksLikeStagedWork,
   normalizePath,
   parsePlan,
   pathCapRefusal,
-  priorScratchpadBlock,
-  scratchpadFromArgs,
   shouldStage,
   stagedOutcome,
-  withPriorScratchpad,
 } from '../../src/core/staged/rules';
+import {
+  PRIOR_SCRATCHPAD_CHARS,
+  priorScratchpadBlock,
+  scratchpadFromArgs,
+  withPriorScratchpad,
+} from '../../src/core/cycle/run-notes';
 
 describe('the staging rule (seed 004)', () => {
   it.each([

@@ -33,7 +33,9 @@ function result(overrides: Partial<CycleResult>): CycleResult {
 
 describe('spawn_subagent rules', () => {
   it('is offered to cycles by default but is no activity tool', () => {
-    expect(CycleInputSchema().parse({ agentId: 'a', before: defaultScratchpad() }).tools).toEqual(CYCLE_TOOLS);
+    expect(CycleInputSchema().parse({ kind: 'task', agentId: 'a', before: defaultScratchpad() }).tools).toEqual(
+      CYCLE_TOOLS,
+    );
     expect(CYCLE_TOOLS).toContain(SPAWN_SUBAGENT);
     expect(isActivityTool(SPAWN_SUBAGENT)).toBe(false);
     expect(ACTIVITY_TOOLS as readonly string[]).not.toContain(SPAWN_SUBAGENT);
@@ -69,6 +71,7 @@ describe('spawn_subagent rules', () => {
   it("builds the child's input: a fresh scratchpad, the parent's settings, one level deeper", () => {
     const parentState = { ...enqueueTasks(defaultScratchpad('Parent'), ['big job']), notes: 'parent secret' };
     const parent = CycleInputSchema().parse({
+      kind: 'task',
       agentId: 'a',
       before: parentState,
       model: 'scripted:x',
@@ -77,7 +80,7 @@ describe('spawn_subagent rules', () => {
     const id = subagentCycleId('agent/a/cycle/3', 1);
     expect(id).toBe('agent/a/cycle/3/sub/1');
     const input = subagentInput(parent, id, 'Find X', 'X lives in Y');
-    expect(input).toMatchObject({ agentId: 'a', cycleId: id, mode: 'task', model: 'scripted:x', maxIterations: 7 });
+    expect(input).toMatchObject({ agentId: 'a', cycleId: id, kind: 'subagent', model: 'scripted:x', maxIterations: 7 });
     expect(input.subagentDepth).toBe(1);
     expect(input.tools).toEqual(parent.tools);
     expect(input.before.identity.purpose).toBe('Find X');

@@ -29,7 +29,7 @@ function agentId(): string {
 }
 
 function startInput(agent: string, before: Scratchpad, extra: Partial<CycleInput> = {}): CycleInput {
-  return { agentId: agent, before, ...extra };
+  return { agentId: agent, before, ...extra } as CycleInput;
 }
 
 async function runCycle(taskQueue: string, input: CycleInput): Promise<CycleResult> {

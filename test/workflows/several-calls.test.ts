@@ -5,7 +5,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { traceQuery } from '../../src/common/messages/cycle';
 import { agentIdKey } from '../../src/common/search-attributes';
-import type { CycleInput, CycleResult } from '../../src/core/cycle/input';
+import type { CycleResult } from '../../src/core/cycle/input';
 import { defaultScratchpad, enqueueTasks } from '../../src/core/scratchpad/scratchpad';
 import { scriptedWorker, useWorkflowEnvironment } from '../helpers/worker';
 
@@ -15,7 +15,7 @@ let bundle: WorkflowBundleWithSourceMap;
 useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
 
 let counter = 0;
-async function runCycle(taskQueue: string, input: Omit<CycleInput, 'agentId'>) {
+async function runCycle(taskQueue: string, input: Record<string, unknown>) {
   const agentId = `several-${process.pid}-${Date.now()}-${counter++}`;
   const handle = await env.client.workflow.start('agentCycle', {
     taskQueue,
@@ -87,7 +87,7 @@ describe('a response with several tool calls', () => {
     );
 
     const { result, trace } = await worker.runUntil(
-      runCycle(taskQueue, { before, mode: 'chat', message: 'write a.txt and b.txt', twoPhase: false }),
+      runCycle(taskQueue, { before, kind: 'chat', message: 'write a.txt and b.txt', twoPhase: false }),
     );
 
     expect(result.outcome).toBe('completed');
@@ -114,7 +114,7 @@ describe('a response with several tool calls', () => {
     );
 
     const { result, trace } = await worker.runUntil(
-      runCycle(taskQueue, { before, mode: 'chat', message: 'I am Ada', twoPhase: true }),
+      runCycle(taskQueue, { before, kind: 'chat', message: 'I am Ada', twoPhase: true }),
     );
 
     expect(result.reply).toBe('Hello Ada.');

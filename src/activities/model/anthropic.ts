@@ -1,8 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { Message, MessageCreateParamsNonStreaming, ToolChoice } from '@anthropic-ai/sdk/resources/messages';
 import type { ModelResponse } from '../../core/cycle/model';
-import { SYSTEM_PROMPTS } from '../../core/cycle/prompts';
-import { TOOL_DESCRIPTIONS, toolInputSchema } from '../../core/tools/catalogue';
+import { SYSTEM_PROMPTS } from './system-prompts';
+import { TOOL_DESCRIPTIONS_BY_NAME, toolInputSchema } from './tool-definitions';
 import { toModelFailure } from './errors';
 import { offeredTools } from './offered-tools';
 import type { ModelProvider, ProviderRequest } from './provider';
@@ -24,7 +24,7 @@ function toolChoice(choice: ProviderRequest['toolChoice']): ToolChoice {
 export function messageParams(model: string, request: ProviderRequest): MessageCreateParamsNonStreaming {
   const tools = offeredTools(request.tools).map((name) => ({
     name,
-    description: TOOL_DESCRIPTIONS[name],
+    description: TOOL_DESCRIPTIONS_BY_NAME[name],
     input_schema: toolInputSchema(name) as Anthropic.Tool.InputSchema,
   }));
   return {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ToolCall } from '../../core/cycle/model';
 import { objectSpans } from '../../core/cycle/parse';
-import { SYSTEM_PROMPTS } from '../../core/cycle/prompts';
+import { SYSTEM_PROMPTS } from './system-prompts';
 import type { ProviderRequest } from './provider';
 
 /**

@@ -1,5 +1,5 @@
-import { SYSTEM_PROMPTS } from '../../core/cycle/prompts';
-import { TOOL_DESCRIPTIONS, toolInputSchema } from '../../core/tools/catalogue';
+import { SYSTEM_PROMPTS } from './system-prompts';
+import { TOOL_DESCRIPTIONS_BY_NAME, toolInputSchema } from './tool-definitions';
 import { offeredTools } from './offered-tools';
 import type { ProviderRequest } from './provider';
 
@@ -34,7 +34,7 @@ function toolLines(name: Parameters<typeof toolInputSchema>[0]): string[] {
   const properties = Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>);
   const described = properties.filter(([, value]) => typeof value.description === 'string');
   return [
-    `- ${name}: ${TOOL_DESCRIPTIONS[name]}`,
+    `- ${name}: ${TOOL_DESCRIPTIONS_BY_NAME[name]}`,
     `  args: ${compactSchema(schema)}`,
     ...described.map(([key, value]) => `    ${key}: ${value.description as string}`),
   ];

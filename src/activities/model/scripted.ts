@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import type { ModelResponse, Usage } from '../../core/cycle/model';
-import { SYSTEM_PROMPTS } from '../../core/cycle/prompts';
+import { SYSTEM_PROMPTS } from './system-prompts';
 import type { ModelProvider, ProviderRequest } from './provider';
 import { ModelError } from '../../common/failure-types';
 import { errorMessage } from '../../common/error-message';

@@ -223,7 +223,7 @@ export async function traceCommand(agentId: string, options: { out: string }) {
       turn: cycle.n,
       cycleId: cycle.workflowId,
       trigger: states.input.trigger,
-      input: states.input.message ?? states.input.before.current_task,
+      input: states.input.kind === 'chat' ? states.input.message : states.input.before.current_task,
       response: states.result?.reply ?? null,
       outcome: states.result?.outcome ?? cycle.status.toLowerCase(),
       usage: states.result?.usage ?? null,

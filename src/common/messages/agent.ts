@@ -29,8 +29,8 @@ export const configureUpdate = defineUpdate<AgentSettings, [Partial<AgentSetting
 
 /** Runs a task cycle when tasks are pending (schedules send it with signal-with-start). */
 export const wakeSignal = defineSignal<[WakeArgs?]>('wake');
-/** A user directive: forwarded to the running cycle, or held for the next one. */
-export const directiveSignal = defineSignal<[string]>('directive');
+/** A user directive: forwarded to the running cycle, or held for the next one (the cycle's own signal). */
+export { directiveSignal } from './cycle';
 
 export const scratchpadQuery = defineQuery<Scratchpad>('scratchpad');
 export const cyclesQuery = defineQuery<CycleRecord[]>('cycles');

@@ -1,4 +1,4 @@
-import { defineQuery } from '@temporalio/workflow';
+import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { TraceEntry } from '../../core/cycle/input';
 import type { Scratchpad } from '../../core/scratchpad/scratchpad';
 
@@ -10,3 +10,5 @@ export const currentQuery = defineQuery<Scratchpad>('current');
 export const afterQuery = defineQuery<Scratchpad | null>('after');
 /** Seed 001's trace: one entry per model call. */
 export const traceQuery = defineQuery<TraceEntry[]>('trace');
+/** A user directive: the model sees it as `USER DIRECTIVE` from the cycle's next iteration on. */
+export const directiveSignal = defineSignal<[string]>('directive');

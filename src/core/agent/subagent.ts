@@ -1,12 +1,17 @@
-import type { CycleInput, CycleResult, ParsedCycleInput, ResearchContext } from '../cycle/input';
+import {
+  type CycleInput,
+  type CycleResult,
+  MAX_SUBAGENT_DEPTH,
+  type ParsedCycleInput,
+  type ResearchFact,
+} from '../cycle/input';
 import { type Usage, addUsage, mergeUsageByModel } from '../cycle/model';
 import type { Observation } from '../tools/observation';
 import { type Scratchpad, defaultScratchpad } from '../scratchpad/scratchpad';
 import { codePointLength, tailCodePoints } from '../text';
-import { TOOL_ARGS } from '../tools/catalogue';
+import { SUBAGENT_TOOL_ARGS } from './subagent-tool';
 
-/** A top-level cycle is at depth 0; a cycle at this depth may not spawn (seed 001 sub-agents nest, but not far). */
-export const MAX_SUBAGENT_DEPTH = 2;
+export { MAX_SUBAGENT_DEPTH };
 /** Most sub-agents one cycle may spawn: each is a whole cycle of model calls. */
 export const MAX_SUBAGENTS_PER_CYCLE = 3;
 /** Characters of a child's notes a parent sees when the child stopped without finishing. */
@@ -33,7 +38,7 @@ export function subagentRefusal(depth: number, spawned: number): string | undefi
 export function parseSubagentArgs(
   args: unknown,
 ): { ok: true; task: string; context: string } | { ok: false; error: string } {
-  const parsed = TOOL_ARGS.spawn_subagent().safeParse(args);
+  const parsed = SUBAGENT_TOOL_ARGS.spawn_subagent().safeParse(args);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'args'}: ${issue.message}`);
     return { ok: false, error: `invalid spawn_subagent arguments: ${issues.join('; ')}` };
@@ -60,25 +65,30 @@ export interface FreshCycleSpec {
   tools: string[];
   maxAttempts?: number;
   budgetChars?: number;
-  research?: ResearchContext;
+  /** A research worker's fact: `investigation` writes it; a `subagent` only reads its board. */
+  research?: ResearchFact;
+  kind: 'subagent' | 'investigation';
 }
 
 /** A cycle with a fresh scratchpad and nothing else of whoever started it: sub-agents and research workers alike. */
 export function freshCycleInput(spec: FreshCycleSpec): CycleInput & { cycleId: string } {
-  return {
+  const common = {
     agentId: spec.agentId,
     cycleId: spec.cycleId,
     before: subagentScratchpad(spec.task, spec.context),
-    trigger: 'task',
-    mode: 'task',
+    trigger: 'task' as const,
     maxIterations: spec.maxIterations,
     ...(spec.model !== undefined ? { model: spec.model } : {}),
     tools: spec.tools,
     ...(spec.maxAttempts !== undefined ? { maxAttempts: spec.maxAttempts } : {}),
     ...(spec.budgetChars !== undefined ? { budgetChars: spec.budgetChars } : {}),
     subagentDepth: spec.depth,
-    ...(spec.research ? { research: spec.research } : {}),
   };
+  if (spec.kind === 'investigation') {
+    if (!spec.research) throw new TypeError('an investigation needs its research fact');
+    return { kind: 'investigation', ...common, research: spec.research };
+  }
+  return { kind: 'subagent', ...common, ...(spec.research ? { research: spec.research } : {}) };
 }
 
 /**
@@ -91,7 +101,9 @@ export function subagentInput(
   task: string,
   context: string,
 ): CycleInput & { cycleId: string } {
+  const research = parent.kind === 'investigation' || parent.kind === 'subagent' ? parent.research : undefined;
   return freshCycleInput({
+    kind: 'subagent',
     agentId: parent.agentId,
     cycleId,
     task,
@@ -102,7 +114,7 @@ export function subagentInput(
     tools: parent.tools,
     maxAttempts: parent.maxAttempts,
     budgetChars: parent.budgetChars,
-    ...(parent.research ? { research: { ...parent.research, mayWrite: false } } : {}),
+    ...(research ? { research } : {}),
   });
 }
 

@@ -55,11 +55,23 @@ export function applyUpdate(state: Scratchpad, action: Action): Step {
 }
 
 /** A call that is not run, with the reason the model sees as its observation. */
-export function refuse(state: Scratchpad, action: Action, reason: string): Step {
+export function refuse(state: Scratchpad, action: Action, reason: string): Extract<Step, { kind: 'refused' }> {
   return { kind: 'refused', state, action, error: reason, observation: { ok: false, error: reason } };
 }
 
-function unknownTool(state: Scratchpad, action: Action, offered: Offered): Step {
+/** Whether a phase offers the tool: one of its work tools, or a verb it offers. */
+export function isOffered(tool: string, offered: Offered): boolean {
+  return (
+    (tool === 'update_scratchpad' && offered.update) || (tool === 'done' && offered.done) || offered.work.includes(tool)
+  );
+}
+
+/** A call to a tool the phase does not offer, with the observation naming what it does offer. */
+export function unknownTool(
+  state: Scratchpad,
+  action: Action,
+  offered: Offered,
+): Extract<Step, { kind: 'unknown_tool' }> {
   const available = [
     ...offered.work,
     ...(offered.update ? ['update_scratchpad'] : []),

@@ -2,23 +2,24 @@ import { z } from 'zod';
 import { DEFAULT_BUDGET_CHARS } from '../scratchpad/budget';
 import { UsageSchema } from './model';
 import { ScratchpadSchema } from '../scratchpad/scratchpad';
-import { MAX_SUBAGENT_DEPTH } from '../agent/subagent';
 import { CYCLE_TOOLS } from '../tools/catalogue';
 import { shareable } from '../shareable';
 
 export const DEFAULT_MAX_ITERATIONS = 10;
 
-/** Whose fact a research cycle investigates; sub-agents inherit it read-only (`mayWrite: false`). */
-export const ResearchContextSchema = shareable(
+/** A top-level cycle is at depth 0; a cycle at this depth may not spawn (sub-agents nest, but not far). */
+export const MAX_SUBAGENT_DEPTH = 2;
+
+/** The research fact a cycle investigates (`investigation`), or whose board its sub-agent reads (`subagent`). */
+export const ResearchFactSchema = shareable(
   z.object({
     supervisorId: z.string().min(1).max(300),
     workerId: z.string().min(1).max(300),
     entity: z.string().min(1).max(200),
     field: z.string().min(1).max(200),
-    mayWrite: z.boolean().default(true),
   }),
 );
-export type ResearchContext = z.output<ReturnType<typeof ResearchContextSchema>>;
+export type ResearchFact = z.output<ReturnType<typeof ResearchFactSchema>>;
 
 export const CycleOutcomeSchema = shareable(z.enum(['completed', 'max_iterations', 'failed']));
 export type CycleOutcome = z.infer<ReturnType<typeof CycleOutcomeSchema>>;
@@ -26,48 +27,75 @@ export type CycleOutcome = z.infer<ReturnType<typeof CycleOutcomeSchema>>;
 export const TriggerSchema = shareable(z.enum(['task', 'chat', 'schedule', 'manual']));
 export type Trigger = z.infer<ReturnType<typeof TriggerSchema>>;
 
-/** Input of one `agentCycle` workflow. */
+/** What every kind of cycle is given. */
+const baseShape = () => ({
+  agentId: z.string().min(1).max(300),
+  /** Defaults to the workflow id. */
+  cycleId: z.string().min(1).max(1000).optional(),
+  before: ScratchpadSchema(),
+  trigger: TriggerSchema().default('task'),
+  maxIterations: z.number().int().min(1).max(200).default(DEFAULT_MAX_ITERATIONS),
+  /** Model spec overriding the worker's default. */
+  model: z.string().max(1000).optional(),
+  /** Work tools offered to the model. */
+  tools: z
+    .array(z.string().max(200))
+    .max(100)
+    .default([...CYCLE_TOOLS]),
+  /** Attempts per activity before the cycle fails (Temporal retries in between). */
+  maxAttempts: z.number().int().min(1).max(20).default(5),
+  /** Ceiling on the rendered scratchpad; older content beyond it is archived. */
+  budgetChars: z.number().int().min(1000).max(200_000).default(DEFAULT_BUDGET_CHARS),
+  /** Directives held for this cycle while no cycle was running. */
+  directives: z.array(z.string().max(20_000)).max(100).default([]),
+  /** A prior run's notes, appended at the bottom of the user message (cut, omitted when empty). */
+  priorScratchpad: z.string().max(1_000_000).optional(),
+  /** How deep this cycle is among sub-agents: 0 for an agent's own cycle, its parent's plus one for a sub-agent. */
+  subagentDepth: z.number().int().min(0).max(MAX_SUBAGENT_DEPTH).default(0),
+});
+
+/**
+ * Input of one `agentCycle` workflow: what every cycle is given, plus the block of its kind. `task` runs the task
+ * queue (design.md, The cycle); `chat` is one respond → reflect turn on `message`; `stage` is one stage of a staged
+ * run; `investigation` is a research worker's fact; `subagent` is a fresh cycle a `spawn_subagent` call started.
+ */
 export const CycleInputSchema = shareable(
-  z.object({
-    agentId: z.string().min(1),
-    /** Defaults to the workflow id. */
-    cycleId: z.string().min(1).optional(),
-    before: ScratchpadSchema(),
-    trigger: TriggerSchema().default('task'),
-    maxIterations: z.number().int().min(1).max(200).default(DEFAULT_MAX_ITERATIONS),
-    /** Model spec overriding the worker's default. */
-    model: z.string().optional(),
-    /** Work tools offered to the model. */
-    tools: z.array(z.string()).default([...CYCLE_TOOLS]),
-    /** Attempts per activity before the cycle fails (Temporal retries in between). */
-    maxAttempts: z.number().int().min(1).max(20).default(5),
-    /** `task`: seed 000's loop over the task queue; `chat`: seed 001's respond → reflect turn on `message`. */
-    mode: z.enum(['task', 'chat']).default('task'),
-    message: z.string().optional(),
-    /** Chat: a separate reflect call (seed 001 two-phase) or the update riding in the response. */
-    twoPhase: z.boolean().default(true),
-    /** Chat: model spec for the reflect phase (a cheaper one). */
-    reflectModel: z.string().optional(),
-    /** Ceiling on the rendered scratchpad; older content beyond it is archived. */
-    budgetChars: z.number().int().min(1000).max(200_000).default(DEFAULT_BUDGET_CHARS),
-    /** Directives held for this cycle while no cycle was running. */
-    directives: z.array(z.string()).default([]),
-    /** Seed 004: a prior scratchpad's text, appended at the bottom of the user message (cut, omitted when empty). */
-    priorScratchpad: z.string().max(1_000_000).optional(),
-    /** A staged run's stage: task, plan, this stage and notes, appended to the user message. */
-    stageContext: z.string().max(200_000).optional(),
-    /** Most distinct paths `fs_write` may touch in this cycle; a write to one more is refused. */
-    maxPaths: z.number().int().min(1).max(50).optional(),
-    /** System prompt: seed 000's cycle rules, or those plus seed 004's run-local scratchpad convention. */
-    system: z.enum(['cycle', 'staged']).default('cycle'),
-    /** How deep this cycle is among sub-agents: 0 for an agent's own cycle, its parent's plus one for a sub-agent. */
-    subagentDepth: z.number().int().min(0).max(MAX_SUBAGENT_DEPTH).default(0),
-    /** A research worker's investigation: the board it reads tombstones from and, when `mayWrite`, writes its fact to. */
-    research: ResearchContextSchema().optional(),
-  }),
+  z.discriminatedUnion('kind', [
+    z.object({ kind: z.literal('task'), ...baseShape() }),
+    z.object({
+      kind: z.literal('chat'),
+      ...baseShape(),
+      message: z.string().max(20_000),
+      /** A separate reflect call, or the update riding in the response. */
+      twoPhase: z.boolean().default(true),
+      /** Model spec for the reflect phase (a cheaper one). */
+      reflectModel: z.string().max(1000).optional(),
+    }),
+    z.object({
+      kind: z.literal('stage'),
+      ...baseShape(),
+      /** The run's task, plan, this stage and notes, appended to the user message; the cap on written paths. */
+      stage: z.object({ context: z.string().max(200_000), maxPaths: z.number().int().min(1).max(50) }),
+    }),
+    z.object({ kind: z.literal('investigation'), ...baseShape(), research: ResearchFactSchema() }),
+    z.object({ kind: z.literal('subagent'), ...baseShape(), research: ResearchFactSchema().optional() }),
+  ]),
 );
-export type CycleInput = z.input<ReturnType<typeof CycleInputSchema>>;
+type KindedInput = z.input<ReturnType<typeof CycleInputSchema>>;
+/** What a starter passes: `kind` may be left out of a task cycle's input. */
+export type CycleInput =
+  Exclude<KindedInput, { kind: 'task' }> | (Omit<Extract<KindedInput, { kind: 'task' }>, 'kind'> & { kind?: 'task' });
 export type ParsedCycleInput = z.output<ReturnType<typeof CycleInputSchema>>;
+export type CycleKind = ParsedCycleInput['kind'];
+/** A parsed input of one kind. */
+export type InputOf<K extends CycleKind> = Extract<ParsedCycleInput, { kind: K }>;
+
+/** A start that names no kind (the stock CLI, a hand-written input) is a task cycle. */
+export function withDefaultKind(raw: unknown): unknown {
+  return raw !== null && typeof raw === 'object' && !Array.isArray(raw) && !('kind' in raw)
+    ? { ...raw, kind: 'task' }
+    : raw;
+}
 
 export const TraceEntrySchema = shareable(
   z.object({

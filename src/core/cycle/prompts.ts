@@ -1,7 +1,5 @@
-import type { SystemPromptId } from './model';
 import { renderMarkdown } from '../scratchpad/render';
 import type { Scratchpad } from '../scratchpad/scratchpad';
-import { SCRATCHPAD_CONVENTION, STAGED_PLAN_SYSTEM, STAGED_SYSTEM_RULES } from '../staged/prompts';
 
 /** Seed 000's agent rules; stable across iterations so providers can cache it. */
 export const CYCLE_SYSTEM = `You are an autonomous agent whose memory is a structured scratchpad, not a chat transcript.
@@ -27,19 +25,6 @@ After you respond, a separate reflection process will update your understanding.
 You don't need to manage memory - just be present and helpful.`;
 
 /** Seed 001 phase 2. */
-export const RESEARCH_WORKER_SYSTEM = `You are a research worker. You own one fact: an entity's field.
-Find its value on a live web page: web_search for sources, web_fetch a page, scratchpad_read a large page.
-Then call board_write once. VERIFIED only with the source_url you fetched and that fetch's observation_id (its
-scratchpad_id) or step: the board checks that the value appears on that page and records UNVERIFIED otherwise.
-A URL that is dead or blocked: board_write FAILED_URL. Never fetch a tombstoned URL. Call exactly one tool per turn.`;
-
-/** The supervisor's one planning turn: the question becomes STRATEGY's goal, entities and fields. */
-export const RESEARCH_STRATEGY_SYSTEM = `You are the supervisor of a research run. You do not answer questions; you plan them.
-Turn the user's question into a plan: a one-sentence goal, the entities the question is about (companies, people,
-places, products...) and the fields to find for each entity (revenue, founding year...). Workers will each verify one
-entity × field fact on a live web page, so keep the list small and the names as a web page would write them. Keep any
-entities or fields the user gave, exactly. Call plan_research exactly once.`;
-
 export const REFLECT_SYSTEM = `You are a reflection process observing an AI assistant.
 You just saw an exchange:
 - The assistant's prior understanding (scratchpad)
@@ -59,17 +44,6 @@ export const RESPOND_SINGLE_SYSTEM = `${RESPOND_SYSTEM.replace(/\nAfter you resp
 Your scratchpad is your only memory between turns. Reply to the user in text. In the same response, call
 update_scratchpad with only the sections that changed (REPLACE by default, "APPEND: " to add a line, "CLEAR" to
 empty), or do not call it if nothing meaningful changed.`;
-
-export const SYSTEM_PROMPTS: Record<SystemPromptId, string> = {
-  cycle: CYCLE_SYSTEM,
-  respond: RESPOND_SYSTEM,
-  respond_single: RESPOND_SINGLE_SYSTEM,
-  reflect: REFLECT_SYSTEM,
-  staged: `${CYCLE_SYSTEM}\n\n${STAGED_SYSTEM_RULES}\n\n${SCRATCHPAD_CONVENTION}`,
-  staged_plan: STAGED_PLAN_SYSTEM,
-  research_worker: RESEARCH_WORKER_SYSTEM,
-  research_strategy: RESEARCH_STRATEGY_SYSTEM,
-};
 
 export interface CyclePromptContext {
   iteration: number;

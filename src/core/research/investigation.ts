@@ -1,4 +1,5 @@
-import { SPAWN_SUBAGENT, TOOL_ARGS } from '../tools/catalogue';
+import { SPAWN_SUBAGENT } from '../tools/catalogue';
+import { RESEARCH_TOOL_ARGS } from './tools';
 import type { Draft } from './board';
 import type { CycleInput } from '../cycle/input';
 import type { WorkerInput } from './run';
@@ -36,6 +37,7 @@ export function investigationInput(input: WorkerInput, cycleId: string): CycleIn
     'step or scratchpad_id (the board checks the value is on that page); UNVERIFIED with the reason; or FAILED_URL ' +
     'for a dead or blocked URL.';
   return freshCycleInput({
+    kind: 'investigation',
     agentId: input.supervisorId,
     cycleId,
     task,
@@ -49,7 +51,6 @@ export function investigationInput(input: WorkerInput, cycleId: string): CycleIn
       workerId: input.workerId,
       entity: input.entity,
       field: input.field,
-      mayWrite: true,
     },
   });
 }
@@ -73,7 +74,7 @@ export interface FactOwner {
 
 /** A `board_write` call turned into a board draft for this worker's fact, or the reason it cannot be one. */
 export function draftFromBoardWrite(args: unknown, input: FactOwner): Draft | string {
-  const parsed = TOOL_ARGS.board_write().safeParse(args);
+  const parsed = RESEARCH_TOOL_ARGS.board_write().safeParse(args);
   if (!parsed.success) return `invalid board_write arguments: ${parsed.error.issues[0]?.message ?? 'unknown'}`;
   const call = parsed.data;
   const fact = { entity: input.entity, field: input.field };
@@ -103,14 +104,5 @@ export function draftFromBoardWrite(args: unknown, input: FactOwner): Draft | st
         type: 'FAILED_URL',
         body: { ...fact, url: call.url, failureReason: call.reason || 'unreachable', triedBy: input.workerId },
       };
-  }
-}
-
-/** Same URL as far as a tombstone goes. */
-export function normaliseUrl(url: string): string {
-  try {
-    return new URL(url).href;
-  } catch {
-    return url;
   }
 }

@@ -1,10 +1,7 @@
 /**
  * Seed 004's staged runs, as pure rules: when to stage, what each stage sees, how a prior scratchpad is carried,
- * and what outcome a run earns. A model can say it is done; work is complete only when verification has run.
+ * and what outcome a run earns. The prior scratchpad every cycle can carry is in core/cycle/run-notes.ts. A model can say it is done; work is complete only when verification has run.
  */
-
-/** Characters of a prior scratchpad kept: a runaway scratchpad must not crowd out the task (seed 004). */
-export const PRIOR_SCRATCHPAD_CHARS = 2000;
 
 /** The corrective input a stage gets when it claims completion but changed no files (seed 004, round 1). */
 export const NO_OP_CORRECTION = 'no files changed: give concrete files or patches';
@@ -16,9 +13,6 @@ export const DEFAULT_MAX_PATHS = 3;
 export const MAX_PLAN_STAGES = 8;
 /** Most characters of one stage's description. */
 export const MAX_STAGE_CHARS = 500;
-/** Most characters of a model's run-local scratchpad kept with a run. */
-export const MAX_SCRATCHPAD_CHARS = 8000;
-
 /**
  * Tasks that touch a service, an API, a database or dependencies are the ones a small model botches in one shot
  * (seed 004: fifteen files in one reply, a health test and a missing migration), so they get a plan-only turn and
@@ -75,19 +69,6 @@ export function shouldStage(task: string, flag: boolean | undefined): boolean {
   return flag ?? looksLikeStagedWork(task);
 }
 
-/** `## Prior scratchpad` and the text, cut at {@link PRIOR_SCRATCHPAD_CHARS}; empty when there is nothing to carry. */
-export function priorScratchpadBlock(text: string | undefined): string {
-  const trimmed = (text ?? '').trim();
-  if (trimmed === '') return '';
-  return `## Prior scratchpad\n\n${Array.from(trimmed).slice(0, PRIOR_SCRATCHPAD_CHARS).join('')}`;
-}
-
-/** Appends the prior scratchpad at the bottom of a user message: small models attend to user content most. */
-export function withPriorScratchpad(message: string, prior: string | undefined): string {
-  const block = priorScratchpadBlock(prior);
-  return block === '' ? message : `${message}\n\n${block}`;
-}
-
 /** What one stage is told: nothing of earlier stages' exchanges, only the task, the plan, this stage and notes. */
 export interface StageContext {
   task: string;
@@ -140,21 +121,6 @@ export function parsePlan(args: Record<string, unknown>): string[] | undefined {
     .map((stage) => Array.from(stage.trim()).slice(0, MAX_STAGE_CHARS).join(''))
     .slice(0, MAX_PLAN_STAGES);
   return kept.length > 0 ? kept : undefined;
-}
-
-/** The model's run-local notes from a tool call's arguments: a string, or JSON for anything else; capped. */
-export function scratchpadFromArgs(args: unknown): string | undefined {
-  if (args === null || typeof args !== 'object' || !('scratchpad' in args)) return undefined;
-  const value = (args as { scratchpad: unknown }).scratchpad;
-  if (value === undefined || value === null) return undefined;
-  let text: string;
-  try {
-    text = typeof value === 'string' ? value : JSON.stringify(value);
-  } catch {
-    return undefined;
-  }
-  if (text === undefined || text.trim() === '') return undefined;
-  return Array.from(text).slice(0, MAX_SCRATCHPAD_CHARS).join('');
 }
 
 /**

@@ -1,12 +1,12 @@
-import { type ChildWorkflowHandle, ParentClosePolicy, startChild } from '@temporalio/workflow';
+import type { ChildWorkflowHandle } from '@temporalio/workflow';
 import type { AgentSettings } from '../../core/agent/agent';
 import type { CycleInput, CycleResult, Trigger } from '../../core/cycle/input';
 import { ZERO_USAGE } from '../../core/cycle/model';
 import type { Scratchpad } from '../../core/scratchpad/scratchpad';
 import { directiveSignal } from '../../common/messages/agent';
 import { failureMessage } from '../../common/failure';
-import { agentIdKey } from '../../common/search-attributes';
-import type { agentCycle } from '../agent-cycle';
+import type { AgentCycleWorkflow } from '../../common/workflow-types';
+import { startCycleChild } from '../cycle/start-cycle-child';
 import type { WorkItem } from './work-queue';
 
 /** A cycle's input for one work item: the item's overrides win over the agent's settings. */
@@ -17,20 +17,33 @@ export function cycleInputFor(
   directives: string[],
 ): CycleInput & { cycleId: string; trigger: Trigger } {
   const { settings } = agent;
-  return {
+  const common = {
     agentId: agent.agentId,
     cycleId,
     before: agent.scratchpad,
-    trigger: item.kind === 'chat' ? 'chat' : item.trigger,
-    mode: item.kind,
-    ...(item.kind === 'chat' ? { message: item.message } : {}),
-    maxIterations: (item.kind === 'task' && item.maxIterations) || settings.maxIterations,
-    ...(item.kind === 'task' && item.priorScratchpad ? { priorScratchpad: item.priorScratchpad } : {}),
-    model: (item.kind === 'task' && item.model) || settings.model,
-    reflectModel: settings.reflectModel,
-    twoPhase: settings.twoPhase,
     budgetChars: settings.budgetChars,
     directives,
+  };
+  if (item.kind === 'chat') {
+    const { maxIterations, model, reflectModel, twoPhase } = settings;
+    return {
+      kind: 'chat',
+      ...common,
+      trigger: 'chat',
+      message: item.message,
+      maxIterations,
+      model,
+      reflectModel,
+      twoPhase,
+    };
+  }
+  return {
+    kind: 'task',
+    ...common,
+    trigger: item.trigger,
+    maxIterations: item.maxIterations || settings.maxIterations,
+    ...(item.priorScratchpad ? { priorScratchpad: item.priorScratchpad } : {}),
+    model: item.model || settings.model,
   };
 }
 
@@ -44,7 +57,7 @@ export function summaryOf(item: WorkItem, state: Scratchpad): string {
 export class ChildCycle {
   /** Directives received while this cycle ran, in order. */
   readonly forwarded: string[] = [];
-  private handle?: ChildWorkflowHandle<typeof agentCycle>;
+  private handle?: ChildWorkflowHandle<AgentCycleWorkflow>;
 
   constructor(readonly input: CycleInput & { cycleId: string; trigger: Trigger }) {}
 
@@ -66,17 +79,10 @@ export class ChildCycle {
   }
 
   /** Runs the cycle to its result; one that fails outside its own fallback leaves the memory as it was. */
-  async run(staticSummary: string): Promise<CycleResult> {
+  async run(summary: string): Promise<CycleResult> {
     const { agentId, cycleId, before } = this.input;
     try {
-      // By name: the agent's own module graph stays without the cycle's (see workflows/index.ts).
-      const handle = await startChild<typeof agentCycle>('agentCycle', {
-        workflowId: cycleId,
-        args: [this.input],
-        parentClosePolicy: ParentClosePolicy.TERMINATE,
-        typedSearchAttributes: [{ key: agentIdKey, value: agentId }],
-        staticSummary,
-      });
+      const handle = await startCycleChild(this.input, summary);
       this.handle = handle;
       for (const text of this.forwarded) void handle.signal(directiveSignal, text).catch(() => undefined);
       return await handle.result();

@@ -8,12 +8,13 @@ import type { CycleOutcome } from '../../core/cycle/input';
 import { chatCalls } from '../../core/cycle/parse';
 import { hasObservations, stepLabel } from '../../core/cycle/plan-calls';
 import { traceEntries, traceEntry } from '../../core/cycle/trace';
-import { callsToCarryOut, carryOut, updatesThenFirstCall } from './run-calls';
+import type { InputOf } from '../../core/cycle/input';
 import type { CycleRun } from './cycle-run';
+import { runCalls } from './run-calls';
 
 /** Seed 001 phase 1: respond from the scratchpad and this input alone, running tools within the turn. */
-async function respond(run: CycleRun, message: string): Promise<{ reply: string; outcome: CycleOutcome }> {
-  const { input } = run;
+async function respond(run: CycleRun, input: InputOf<'chat'>): Promise<{ reply: string; outcome: CycleOutcome }> {
+  const { message } = input;
   const observations: TurnObservation[] = [];
   let lastText = '';
   for (let iteration = 1; iteration <= input.maxIterations; iteration++) {
@@ -31,8 +32,7 @@ async function respond(run: CycleRun, message: string): Promise<{ reply: string;
     });
     lastText = response.text;
     const parsed = chatCalls(response, tools);
-    const calls = callsToCarryOut(parsed, updatesThenFirstCall(parsed, offered.update));
-    const handled = await carryOut(run, calls, iteration, { offered, notes: false });
+    const handled = await runCalls(run, parsed, iteration, { offered, notes: false });
     const promptChars = messages.reduce((sum, entry) => sum + entry.content.length, 0);
     const call = { iteration, phase: 'respond' as const, request: { promptChars, tools }, response, calls: parsed };
     run.trace.push(...traceEntries(call, handled));
@@ -48,36 +48,36 @@ async function respond(run: CycleRun, message: string): Promise<{ reply: string;
 }
 
 /** Seed 001 phase 2: a separate call, forced to `update_scratchpad`, merged with safe_apply. */
-async function reflect(run: CycleRun, message: string, reply: string): Promise<void> {
-  const messages = buildReflectMessages(run.state, message, reply);
+async function reflect(run: CycleRun, input: InputOf<'chat'>, reply: string): Promise<void> {
+  const messages = buildReflectMessages(run.state, input.message, reply);
   const tools = ['update_scratchpad'];
   const response = await run.callModel({
     system: 'reflect',
     messages,
     tools,
     toolChoice: { name: 'update_scratchpad' },
-    model: run.input.reflectModel ?? run.input.model,
+    model: input.reflectModel ?? input.model,
   });
   const parsed = chatCalls(response, tools);
   const before = parsed.filter((entry) => entry.tool === 'update_scratchpad').slice(0, 1);
   const iteration = run.iterations + 1;
   const offered = { work: [], update: true, done: false };
-  const handled = await carryOut(run, callsToCarryOut(parsed, before), iteration, { offered, notes: false });
+  const handled = await runCalls(run, before, iteration, { offered, notes: false });
   const request = { promptChars: messages[0]?.content.length ?? 0, tools };
   const call = { iteration, phase: 'reflect' as const, request, response, calls: parsed };
   run.trace.push(...traceEntries(call, handled));
   if (handled.length === 0) run.trace.push(traceEntry(call, { dispatch: 'reflect' }));
-  // A no-op after an update, which enforced it already; kept for histories whose reflect made none.
-  await run.enforceBudget();
   run.publish('reflect');
 }
 
 /** One reflective chat turn (seed 001): respond, then reflect unless in single-phase mode. */
-export async function runChatTurn(run: CycleRun): Promise<{ reply: string; outcome: CycleOutcome }> {
-  const message = run.input.message ?? '';
-  const turn = await respond(run, message);
+export async function runChatTurn(
+  run: CycleRun,
+  input: InputOf<'chat'>,
+): Promise<{ reply: string; outcome: CycleOutcome }> {
+  const turn = await respond(run, input);
   // Kept on the run so a reflect that fails for good does not also lose the reply the user paid for.
   run.reply = turn.reply;
-  if (run.input.twoPhase) await reflect(run, message, turn.reply);
+  if (input.twoPhase) await reflect(run, input, turn.reply);
   return turn;
 }

@@ -1,4 +1,4 @@
-import { patched, proxyActivities, setCurrentDetails } from '@temporalio/workflow';
+import { proxyActivities, setCurrentDetails } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import {
   applyArchive,
@@ -7,64 +7,58 @@ import {
   planArchive,
   planCompletedArchive,
 } from '../../core/scratchpad/budget';
-import type { ParsedCycleInput, TraceEntry } from '../../core/cycle/input';
-import { type ModelRequest, type ModelResponse, type Usage, ZERO_USAGE, addUsage } from '../../core/cycle/model';
+import type { CycleResult, ParsedCycleInput, TraceEntry } from '../../core/cycle/input';
+import {
+  type ModelRequest,
+  type ModelResponse,
+  type Usage,
+  ZERO_USAGE,
+  addUsage,
+  mergeUsageByModel,
+} from '../../core/cycle/model';
 import { type Observation, isStoredObservation, offeredWorkTools } from '../../core/tools/observation';
 import type { Action } from '../../core/cycle/parse';
 import { renderMarkdown } from '../../core/scratchpad/render';
 import type { Scratchpad } from '../../core/scratchpad/scratchpad';
-import { applyUpdate } from '../../core/cycle/dispatch';
-import { normalizePath, pathCapRefusal, scratchpadFromArgs, withPriorScratchpad } from '../../core/staged/rules';
-import { modelActivityOptions, toolActivityOptions } from './activity-options';
+import { scratchpadFromArgs, withPriorScratchpad } from '../../core/cycle/run-notes';
 import { timeline } from '../../common/timeline-sink';
-import { SPAWN_SUBAGENT } from '../../core/tools/catalogue';
-import { withChildUsage } from '../../core/agent/subagent';
-import { spawnSubagent } from '../agent/subagent';
-import { BOARD_WRITE, boardWriteTool } from '../research/board-write';
-
-/** Patch id of the completed-task archive: cycles recorded before it never archived completed tasks. */
-export const COMPLETED_TASKS_ARCHIVE_PATCH = 'archive-completed-tasks';
-
-function activitiesFor(input: ParsedCycleInput): Pick<Activities, 'callModel' | 'runTool'> {
-  const { callModel } = proxyActivities<Activities>(modelActivityOptions(input.maxAttempts));
-  const { runTool } = proxyActivities<Activities>(toolActivityOptions(input.maxAttempts));
-  return { callModel, runTool };
-}
+import { modelActivityOptions, toolActivityOptions } from './activity-options';
+import type { CycleFeature, ToolHandler } from './tool-handler';
 
 /**
- * The mutable state of one cycle execution: the live scratchpad, trace, usage and directive inbox,
- * plus the activity calls that update them. Queries read it; the task loop and chat turn drive it.
+ * The mutable state of one cycle execution: the live scratchpad, trace, usage and directive inbox, the features of
+ * its kind, and the activity calls that update them. Queries read it; the task loop and chat turn drive it.
  */
 export class CycleRun {
   state: Scratchpad;
   readonly trace: TraceEntry[] = [];
   usage: Usage = ZERO_USAGE;
-  readonly usageByModel: Record<string, Usage> = {};
+  usageByModel: Record<string, Usage> = {};
   iterations = 0;
   /** Chat: the reply, once the respond phase has produced it. */
   reply?: string;
   hasStoredObservations = false;
   readonly archived: { section: string; id: string; chars: number }[] = [];
-  /** Seed 004: paths `fs_write` wrote, and those the path cap refused. */
-  readonly touchedPaths: string[] = [];
-  readonly refusedPaths: string[] = [];
-  /** A research investigation's accepted `board_write` (`VERIFIED e7`): it ends the cycle. */
-  boardEntry?: string;
-  /** Sub-agents this cycle has started, towards its per-cycle limit. */
-  private subagents = 0;
   private readonly inbox: string[] = [];
   private readonly shown: { text: string; iteration: number }[] = [];
   private readonly activities: Pick<Activities, 'callModel' | 'runTool'>;
+  private readonly handlers = new Map<string, ToolHandler>();
 
   constructor(
     readonly input: ParsedCycleInput,
     readonly cycleId: string,
     /** Stores archived scratchpad content durably and returns its id. */
     private readonly archiver: (section: string, content: string) => Promise<string>,
+    readonly features: readonly CycleFeature[] = [],
   ) {
     this.state = input.before;
-    this.activities = activitiesFor(input);
+    const { callModel } = proxyActivities<Activities>(modelActivityOptions(input.maxAttempts));
+    const { runTool } = proxyActivities<Activities>(toolActivityOptions(input.maxAttempts));
+    this.activities = { callModel, runTool };
     this.inbox.push(...input.directives);
+    for (const feature of features) {
+      for (const [name, handler] of Object.entries(feature.handlers ?? {})) this.handlers.set(name, handler);
+    }
   }
 
   /** A directive signal: the model sees it from its next iteration on. */
@@ -82,6 +76,11 @@ export class CycleRun {
     return [...this.shown];
   }
 
+  /** The workflow-side tool registered under `name`, if a feature registered one. */
+  handlerFor(name: string): ToolHandler | undefined {
+    return this.handlers.get(name);
+  }
+
   async callModel(request: ModelRequest): Promise<ModelResponse> {
     const response = await this.activities.callModel(request);
     this.usage = addUsage(this.usage, response.usage);
@@ -89,71 +88,31 @@ export class CycleRun {
     return response;
   }
 
+  /** One call in the `runTool` activity, under the features' policies: a refusal is the model's observation. */
   async runTool(action: Action, step: number): Promise<Observation> {
-    if (action.tool === 'write_files') return this.writeFiles(action, step);
-    if (action.tool === SPAWN_SUBAGENT) return this.spawnSubagent(action);
-    if (action.tool === BOARD_WRITE) return this.boardWrite(action);
-    const path = action.tool === 'fs_write' && typeof action.args.path === 'string' ? action.args.path : undefined;
-    const refusal = path === undefined ? undefined : this.pathCapRefusal(path);
-    if (refusal !== undefined) return { ok: false, error: refusal };
-    const call = {
-      cycleId: this.cycleId,
-      agentId: this.input.agentId,
-      step,
-      name: action.tool,
-      args: action.args,
-      ...(this.input.research && { boardId: this.input.research.supervisorId }),
-    };
+    for (const feature of this.features) {
+      const refusal = feature.refuse?.(action);
+      if (refusal !== undefined) return { ok: false, error: refusal };
+    }
+    const context = Object.assign({}, ...this.features.map((feature) => feature.callContext ?? {}));
+    const { agentId } = this.input;
+    const call = { cycleId: this.cycleId, agentId, step, name: action.tool, args: action.args, ...context };
     const observation = await this.activities.runTool(call);
     if (isStoredObservation(observation)) this.hasStoredObservations = true;
-    if (path !== undefined && observation.ok && !this.touchedPaths.includes(normalizePath(path))) {
-      this.touchedPaths.push(normalizePath(path));
-    }
+    for (const feature of this.features) feature.observe?.(action, observation);
     return observation;
   }
 
-  /** A child cycle, not an activity; its model calls count as this cycle's. */
-  private async spawnSubagent(action: Action): Promise<Observation> {
-    const spawned = await spawnSubagent(this.input, this.cycleId, this.subagents, action.args);
-    if (spawned.started) this.subagents++;
-    if (spawned.result) {
-      const added = withChildUsage(this, spawned.result);
-      this.usage = added.usage;
-      Object.assign(this.usageByModel, added.usageByModel);
-    }
-    return spawned.observation;
+  /** A child cycle's model calls count as this cycle's, in total and by model. */
+  addChildUsage(child: Pick<CycleResult, 'usage' | 'usageByModel'>): void {
+    this.usage = addUsage(this.usage, child.usage);
+    this.usageByModel = mergeUsageByModel(this.usageByModel, child.usageByModel ?? {});
   }
 
-  private async boardWrite(action: Action): Promise<Observation> {
-    const written = await boardWriteTool(this.input.research, action.args, this.usageByModel);
-    if (written.entry !== undefined) this.boardEntry = written.entry;
-    return written.observation;
-  }
-
-  /** Seed 004's envelope writes several files in one reply: each is an `fs_write`, under the same path cap. */
-  private async writeFiles(action: Action, step: number): Promise<Observation> {
-    const files = Array.isArray(action.args.files) ? (action.args.files as unknown[]).slice(0, 10) : [];
-    if (files.length === 0) return { ok: false, error: 'write_files needs "files": [{"path": ..., "content": ...}]' };
-    const results: string[] = [];
-    for (const file of files) {
-      const { path, content } = (file ?? {}) as { path?: unknown; content?: unknown };
-      const observation = await this.runTool({ tool: 'fs_write', args: { path, content } }, step);
-      results.push(observation.ok ? String(observation.result) : `${String(path)}: ${observation.error ?? 'failed'}`);
-    }
-    return { ok: true, result: results.join('\n') };
-  }
-
-  private pathCapRefusal(path: string): string | undefined {
-    if (this.input.maxPaths === undefined) return undefined;
-    const refusal = pathCapRefusal(this.touchedPaths, path, this.input.maxPaths);
-    if (refusal !== undefined) this.refusedPaths.push(normalizePath(path));
-    return refusal;
-  }
-
-  /** The user message with seed 004's additions: a staged run's stage context, then the prior scratchpad last. */
+  /** The user message with what the features append, then the prior scratchpad at the very bottom. */
   decoratePrompt(prompt: string): string {
-    const withStage = this.input.stageContext ? `${prompt}\n\n${this.input.stageContext}` : prompt;
-    return withPriorScratchpad(withStage, this.input.priorScratchpad);
+    const decorated = this.features.reduce((text, feature) => feature.decoratePrompt?.(text) ?? text, prompt);
+    return withPriorScratchpad(decorated, this.input.priorScratchpad);
   }
 
   /** The model's run-local notes: the last `scratchpad` field it put in any tool's arguments. */
@@ -166,20 +125,22 @@ export class CycleRun {
   }
 
   /**
-   * Work tools to offer now: seed 002's `scratchpad_read` joins once this cycle has stored a large observation,
-   * or when the scratchpad points at content its budget archived. `board_write` only where a fact may be written.
+   * Work tools to offer now: `scratchpad_read` joins once this cycle has stored a large observation, or when the
+   * scratchpad points at content its budget archived; then each feature may narrow the list.
    */
   workTools(): string[] {
     const tools = offeredWorkTools(this.input.tools, this.hasStoredObservations || hasArchivePointer(this.state));
-    return this.input.research?.mayWrite ? tools : tools.filter((tool) => tool !== BOARD_WRITE);
+    return this.features.reduce((offered, feature) => feature.offer?.(offered) ?? offered, tools);
   }
 
-  /** Applies an `update_scratchpad` call with seed 001's safe_apply; a rejection is noted, never thrown. */
-  applyUpdate(args: unknown): string | undefined {
-    // safe_apply validates the arguments whatever their shape.
-    const step = applyUpdate(this.state, { tool: 'update_scratchpad', args: args as Record<string, unknown> });
-    this.state = step.state;
-    return step.kind === 'update' ? step.error : undefined;
+  /** Whether a feature has ended the cycle (an accepted board write ends an investigation, as `done` a task). */
+  isFinished(): boolean {
+    return this.features.some((feature) => feature.isFinished?.() ?? false);
+  }
+
+  /** What the features add to the result. */
+  featureResults(): Partial<CycleResult> {
+    return Object.assign({}, ...this.features.map((feature) => feature.result?.() ?? {}));
   }
 
   /**
@@ -201,10 +162,10 @@ export class CycleRun {
     await this.archiveCompletedTasks();
   }
 
-  /** Moves the oldest completed tasks to the store once there are too many; histories from before replay without. */
+  /** Moves the oldest completed tasks to the store once there are too many. */
   async archiveCompletedTasks(): Promise<void> {
     const cut = planCompletedArchive(this.state);
-    if (!cut || !patched(COMPLETED_TASKS_ARCHIVE_PATCH)) return;
+    if (!cut) return;
     const id = await this.archiver('completed_tasks', cut.removed);
     this.state = applyCompletedArchive(this.state, cut, id);
     this.archived.push({ section: 'completed_tasks', id, chars: cut.removed.length });

@@ -4,10 +4,10 @@ import { parseToolCalls } from '../../core/cycle/parse';
 import { buildCyclePrompt } from '../../core/cycle/prompts';
 import { stepLabel } from '../../core/cycle/plan-calls';
 import { traceEntries, traceEntry } from '../../core/cycle/trace';
-import { callsToCarryOut, carryOut, firstCallOnly } from './run-calls';
 import type { CycleRun } from './cycle-run';
+import { runCalls } from './run-calls';
 
-/** Seed 000's run_cycle: prompt from the scratchpad → model → parse → dispatch, until done or max_iterations. */
+/** The task loop (design.md, The cycle): prompt from the scratchpad → model → parse → dispatch, until done or max_iterations. */
 export async function runTaskLoop(run: CycleRun): Promise<CycleOutcome> {
   const { input } = run;
   for (let iteration = 1; iteration <= input.maxIterations; iteration++) {
@@ -19,7 +19,7 @@ export async function runTaskLoop(run: CycleRun): Promise<CycleOutcome> {
     const workTools = run.workTools();
     const tools = [...workTools, 'update_scratchpad', 'done'];
     const response = await run.callModel({
-      system: input.system,
+      system: input.kind === 'stage' ? 'staged' : 'cycle',
       messages: [{ role: 'user', content: prompt }],
       tools,
       toolChoice: 'any',
@@ -34,13 +34,11 @@ export async function runTaskLoop(run: CycleRun): Promise<CycleOutcome> {
       run.publish('parse_error');
       continue;
     }
-    const calls = callsToCarryOut(parsed.calls, firstCallOnly(parsed.calls));
     const offered = { work: workTools, update: true, done: true };
-    const handled = await carryOut(run, calls, iteration, { offered, notes: true });
+    const handled = await runCalls(run, parsed.calls, iteration, { offered, notes: true });
     run.trace.push(...traceEntries({ iteration, phase: 'task', request, response, calls: parsed.calls }, handled));
     run.publish(stepLabel(handled, 'no call'));
-    // An accepted board write is a research investigation's end, as `done` is a task's.
-    if (handled.some(({ step }) => step.kind === 'done') || run.boardEntry !== undefined) return 'completed';
+    if (handled.some(({ step }) => step.kind === 'done') || run.isFinished()) return 'completed';
   }
   return 'max_iterations';
 }

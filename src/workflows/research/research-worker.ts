@@ -1,17 +1,11 @@
-import { patched, setHandler } from '@temporalio/workflow';
 import type { Draft } from '../../core/research/board';
 import type { CycleResult } from '../../core/cycle/input';
 import { totalUsage } from '../../core/cycle/model';
 import type { WorkerInput, WorkerResult } from '../../core/research/run';
-import { investigationInput, normaliseUrl } from '../../core/research/investigation';
+import { investigationInput } from '../../core/research/investigation';
 import { researchInvestigationId } from '../../common/ids';
-import { tombstonedSignal } from '../../common/messages/research';
 import { writeAsWorker } from './board-write';
-import { legacyInvestigation } from './worker-legacy';
-import { runChildCycle } from '../agent/subagent';
-
-/** Marks workers whose investigation is a child `agentCycle` (seed 001's sub-agent) instead of their own loop. */
-export const RESEARCH_WORKER_SUBAGENT_PATCH = 'research-worker-subagent';
+import { runCycleChild } from '../cycle/start-cycle-child';
 
 /**
  * One research worker: claims its fact (unless the supervisor delegated it already), runs the investigation as a
@@ -19,9 +13,6 @@ export const RESEARCH_WORKER_SUBAGENT_PATCH = 'research-worker-subagent';
  * write records UNVERIFIED with the reason, so no fact stays PENDING behind a finished worker.
  */
 export async function researchWorker(input: WorkerInput): Promise<WorkerResult> {
-  // Only workers from before the patch act on it; an investigation asks the board itself before each fetch.
-  const tombstoned = new Set(input.tombstoned.map(normaliseUrl));
-  setHandler(tombstonedSignal, (url) => void tombstoned.add(normaliseUrl(url)));
   const research = { supervisorId: input.supervisorId, workerId: input.workerId };
   const write = (draft: Draft, usage?: CycleResult['usageByModel']) => writeAsWorker(research, draft, usage);
   const fact = { entity: input.entity, field: input.field };
@@ -29,9 +20,8 @@ export async function researchWorker(input: WorkerInput): Promise<WorkerResult> 
     const claim = await write({ type: 'PENDING', body: { ...fact, assignedTo: input.workerId } });
     if (!claim.ok) return { workerId: input.workerId, wrote: `claim refused: ${claim.error}`, turns: 0 };
   }
-  if (!patched(RESEARCH_WORKER_SUBAGENT_PATCH)) return legacyInvestigation(input, tombstoned, write);
   const cycleId = researchInvestigationId(input.workerId);
-  const child = await runChildCycle(investigationInput(input, cycleId), `research: ${input.entity} / ${input.field}`);
+  const child = await runCycleChild(investigationInput(input, cycleId), `research: ${input.entity} / ${input.field}`);
   const result = 'result' in child ? child.result : undefined;
   const usageByModel = result?.usageByModel ?? {};
   const done = {

@@ -1,25 +1,17 @@
-import { executeChild, proxyActivities } from '@temporalio/workflow';
-import { TypedSearchAttributes } from '@temporalio/common';
+import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import type { CycleInput, CycleResult } from '../../core/cycle/input';
 import { type Usage, ZERO_USAGE, addUsage } from '../../core/cycle/model';
 import { SCRATCHPAD_READ } from '../../core/tools/observation';
 import { parseAction } from '../../core/cycle/parse';
 import { defaultScratchpad, enqueueTasks } from '../../core/scratchpad/scratchpad';
-import {
-  NO_OP_CORRECTION,
-  buildPlanPrompt,
-  buildStageContext,
-  parsePlan,
-  scratchpadFromArgs,
-  withPriorScratchpad,
-} from '../../core/staged/rules';
+import { NO_OP_CORRECTION, buildPlanPrompt, buildStageContext, parsePlan } from '../../core/staged/rules';
+import { scratchpadFromArgs, withPriorScratchpad } from '../../core/cycle/run-notes';
 import type { ParsedStagedInput, StageRecord, Verification } from '../../core/staged/input';
 import type { StagedProgress } from '../../common/messages/staged';
 import { stageCycleId } from '../../common/ids';
-import { agentIdKey } from '../../common/search-attributes';
 import { modelActivityOptions } from '../cycle/activity-options';
-import type { agentCycle } from '../agent-cycle';
+import { startCycleChild } from '../cycle/start-cycle-child';
 
 /** Tools a stage is offered: reading and writing files, so the path cap sees every change. */
 const STAGE_TOOLS = ['fs_read', 'fs_write', 'write_files'];
@@ -117,7 +109,8 @@ export class StagedRun {
       correction,
     });
     // Fresh context: a new scratchpad holding only this stage; the stage context carries the rest.
-    const input: CycleInput = {
+    const input: CycleInput & { cycleId: string } = {
+      kind: 'stage',
       agentId: this.input.agentId,
       cycleId,
       before: enqueueTasks(defaultScratchpad(this.input.task.slice(0, 500)), [spec.stage.slice(0, 2000)]),
@@ -125,16 +118,12 @@ export class StagedRun {
       model: this.input.model,
       tools: canReadOutput ? [...STAGE_TOOLS, SCRATCHPAD_READ] : STAGE_TOOLS,
       maxAttempts: this.input.maxAttempts,
-      stageContext,
       priorScratchpad: this.input.priorScratchpad,
-      maxPaths: this.input.maxPaths,
-      system: 'staged',
+      stage: { context: stageContext, maxPaths: this.input.maxPaths },
     };
-    const result: CycleResult = await executeChild<typeof agentCycle>('agentCycle', {
-      workflowId: cycleId,
-      args: [input],
-      typedSearchAttributes: new TypedSearchAttributes([{ key: agentIdKey, value: this.input.agentId }]),
-    });
+    // A stage whose cycle could not run fails the run, as a failed activity would.
+    const handle = await startCycleChild(input, `stage ${label}: ${spec.stage}`);
+    const result: CycleResult = await handle.result();
     this.usage = addUsage(this.usage, result.usage);
     if (result.scratchpad !== undefined) this.notes = result.scratchpad;
     for (const path of result.touchedPaths ?? []) if (!this.files.includes(path)) this.files.push(path);

@@ -1,0 +1,27 @@
+import type { Action } from '../../core/cycle/parse';
+import type { Handled } from '../../core/cycle/plan-calls';
+import { applyUpdate, completeTask } from '../../core/cycle/dispatch';
+import type { CycleRun } from '../cycle/cycle-run';
+import type { CycleFeature } from '../cycle/tool-handler';
+
+/** `update_scratchpad`: the merge's safe apply (design.md, The scratchpad), then the budget. Rejections are noted. */
+async function updateScratchpad(run: CycleRun, action: Action): Promise<Handled> {
+  const step = applyUpdate(run.state, action);
+  run.state = step.state;
+  await run.enforceBudget();
+  return { step };
+}
+
+/** `done`: the current task moves to completed tasks and the next pending action becomes current. */
+async function done(run: CycleRun, action: Action): Promise<Handled> {
+  const summary = typeof action.args.summary === 'string' ? action.args.summary : '(no summary)';
+  const state = completeTask(run.state, summary);
+  run.state = state;
+  await run.archiveCompletedTasks();
+  return { step: { kind: 'done', state, action, summary } };
+}
+
+/** The scratchpad's own verbs, which every kind of cycle offers where its phase does. */
+export function scratchpadTools(): CycleFeature {
+  return { handlers: { update_scratchpad: updateScratchpad, done } };
+}

@@ -1,0 +1,17 @@
+/**
+ * Every `patched()` id the workflow code uses, with why and since when (sdk-typescript's flags.ts keeps its own the
+ * same way). Before 1.0 the saved histories are the project's own fixtures: a change to workflow code re-records them
+ * (scripts/record-histories.ts) instead of adding a patch, and workflows still open from an earlier version are
+ * drained or reset before workers are upgraded (README, Upgrading). A patch added from now on is listed here, and
+ * test/unit/compat.test.ts fails on a `patched(` whose id is not.
+ */
+export interface CompatPatch {
+  /** The id passed to `patched()`. */
+  id: string;
+  /** What histories recorded before it do differently. */
+  why: string;
+  /** The package version that introduced it. */
+  since: string;
+}
+
+export const PATCHES: readonly CompatPatch[] = [];

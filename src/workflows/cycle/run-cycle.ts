@@ -1,0 +1,89 @@
+import {
+  isCancellation,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { Activities } from '../../activities';
+import type { CycleOutcome, CycleResult, ParsedCycleInput } from '../../core/cycle/input';
+import type { Scratchpad } from '../../core/scratchpad/scratchpad';
+import { cycleOutcomeKey } from '../../common/search-attributes';
+import { afterQuery, beforeQuery, currentQuery, directiveSignal, traceQuery } from '../../common/messages/cycle';
+import { failureMessage } from '../../common/failure';
+import { HEARTBEAT_TIMEOUT } from './activity-options';
+import { runChatTurn } from './chat-turn';
+import { CycleRun } from './cycle-run';
+import { runTaskLoop } from './task-loop';
+import type { CycleFeature } from './tool-handler';
+
+const { archiveContent } = proxyActivities<Activities>({
+  startToCloseTimeout: '1m',
+  heartbeatTimeout: HEARTBEAT_TIMEOUT,
+  retry: { initialInterval: '1s', maximumAttempts: 10 },
+});
+
+// A local activity: GC is quick housekeeping on the worker's own store, not worth a task queue round trip per cycle.
+const { gcObservations } = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '30s',
+  retry: { initialInterval: '1s', maximumAttempts: 5 },
+});
+
+/**
+ * Runs one cycle with the features of its kind: the task loop over the task queue, or a chat turn (respond, then
+ * reflect). An activity that gives up makes the outcome `failed` with the before-state kept (design.md, The cycle).
+ */
+export async function runCycle(input: ParsedCycleInput, features: readonly CycleFeature[]): Promise<CycleResult> {
+  const cycleId = input.cycleId ?? workflowInfo().workflowId;
+  const archiver = async (section: string, content: string) => {
+    const archived = await archiveContent({ agentId: input.agentId, cycleId, section, content });
+    return archived.id;
+  };
+  const run = new CycleRun(input, cycleId, archiver, features);
+  let after: Scratchpad | null = null;
+  setHandler(beforeQuery, () => input.before);
+  setHandler(currentQuery, () => run.state);
+  setHandler(afterQuery, () => after);
+  setHandler(traceQuery, () => run.trace);
+  setHandler(directiveSignal, (text) => {
+    if (typeof text === 'string' && text.trim() !== '') run.receiveDirective(text);
+  });
+
+  let outcome: CycleOutcome;
+  let reply: string | undefined;
+  let error: string | undefined;
+  try {
+    // Seed 002: expired observation entries go at the start of every turn.
+    await gcObservations();
+    if (input.kind === 'chat') {
+      ({ outcome, reply } = await runChatTurn(run, input));
+    } else {
+      outcome = await runTaskLoop(run);
+    }
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    outcome = 'failed';
+    error = failureMessage(err);
+    reply = run.reply;
+    run.state = { ...input.before, notes: `Cycle ${cycleId} failed: ${error}` };
+  }
+  after = run.state;
+  run.publish(`end: ${outcome}`, `**Outcome:** ${outcome}${error ? ` — ${error}` : ''}\n\n`);
+  upsertSearchAttributes([{ key: cycleOutcomeKey, value: outcome }]);
+  return {
+    agentId: input.agentId,
+    cycleId,
+    outcome,
+    after,
+    iterations: run.iterations,
+    usage: run.usage,
+    ...(error ? { error } : {}),
+    ...(reply !== undefined ? { reply } : {}),
+    directives: run.directives,
+    usageByModel: run.usageByModel,
+    archived: run.archived,
+    ...run.featureResults(),
+    ...(run.scratchpad !== undefined ? { scratchpad: run.scratchpad } : {}),
+  };
+}

@@ -1,0 +1,59 @@
+import type { InputOf, ParsedCycleInput } from '../../core/cycle/input';
+import type { Action } from '../../core/cycle/parse';
+import type { Handled } from '../../core/cycle/plan-calls';
+import type { Observation } from '../../core/tools/observation';
+import { draftFromBoardWrite } from '../../core/research/investigation';
+import type { CycleRun } from '../cycle/cycle-run';
+import type { CycleFeature } from '../cycle/tool-handler';
+import { BOARD_WRITE, writeAsWorker } from './board-write';
+
+/**
+ * A research worker's investigation (design.md, The research board): `board_write` writes the worker's fact through
+ * the supervisor's `write` update, and an accepted write ends the cycle. `web_fetch` asks the board for tombstones.
+ */
+export function investigationFeature(input: InputOf<'investigation'>): CycleFeature {
+  let entry: string | undefined;
+  const boardWrite = async (run: CycleRun, action: Action): Promise<Handled> => {
+    const written = await writeFact(input, action.args, run);
+    if (written.entry !== undefined) entry = written.entry;
+    return { step: { kind: 'tool', state: run.state, action }, observation: written.observation };
+  };
+  return {
+    handlers: { [BOARD_WRITE]: boardWrite },
+    callContext: { boardId: input.research.supervisorId },
+    isFinished: () => entry !== undefined,
+    result: () => (entry !== undefined ? { boardEntry: entry } : {}),
+  };
+}
+
+/**
+ * Every other cycle: `board_write` is never offered, and refused if called. A sub-agent of an investigation still
+ * reads its board's tombstones, but may not write its parent worker's fact.
+ */
+export function noBoardWrite(input: Exclude<ParsedCycleInput, { kind: 'investigation' }>): CycleFeature {
+  const research = input.kind === 'subagent' ? input.research : undefined;
+  const why = research ? 'a sub-agent may not write its parent worker’s fact' : 'this cycle investigates no fact';
+  const refused = async (run: CycleRun, action: Action): Promise<Handled> => {
+    const error = `board_write refused: ${why}; report what you found instead`;
+    return { step: { kind: 'tool', state: run.state, action }, observation: { ok: false, error } };
+  };
+  return {
+    handlers: { [BOARD_WRITE]: refused },
+    ...(research && { callContext: { boardId: research.supervisorId } }),
+    offer: (tools) => tools.filter((tool) => tool !== BOARD_WRITE),
+  };
+}
+
+/** The observation the model sees, and the entry when the board accepted the write. */
+async function writeFact(
+  input: InputOf<'investigation'>,
+  args: unknown,
+  run: CycleRun,
+): Promise<{ observation: Observation; entry?: string }> {
+  const draft = draftFromBoardWrite(args, input.research);
+  if (typeof draft === 'string') return { observation: { ok: false, error: `board_write refused: ${draft}` } };
+  const outcome = await writeAsWorker(input.research, draft, run.usageByModel);
+  if (!outcome.ok) return { observation: { ok: false, error: `board_write refused: ${outcome.error}` } };
+  const entry = `${outcome.entry.type} ${outcome.entry.id}`;
+  return { observation: { ok: true, result: `board: ${entry} appended; the investigation is over` }, entry };
+}
