@@ -1,11 +1,4 @@
-import {
-  ApplicationFailure,
-  condition,
-  log,
-  upsertMemo,
-  upsertSearchAttributes,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { ApplicationFailure, log, upsertMemo, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { z } from 'zod';
 import {
   type AgentInput,
@@ -41,6 +34,7 @@ import { AgentError } from '../../common/failure-types';
 import { cycleWorkflowId } from '../../common/ids';
 import { agentIdKey, cycleCountKey, lastOutcomeKey } from '../../common/search-attributes';
 import { ChildCycle, cycleInputFor, summaryOf } from './child-cycle';
+import { DeferredChanges } from './deferred-changes';
 import { type Finished, type WorkItem, WorkQueue } from './work-queue';
 
 /**
@@ -58,8 +52,10 @@ export class AgentHome {
   usageByModel: Record<string, Usage>;
   readonly runs: number;
   private readonly queue = new WorkQueue();
-  // Changes to the scratchpad requested while a cycle runs wait for its result, or they would be overwritten.
-  private readonly deferred: (() => void)[] = [];
+  private readonly changes = new DeferredChanges(
+    () => this.running !== null,
+    () => this.persist(),
+  );
   private running: ChildCycle | null = null;
   private cyclesThisRun = 0;
 
@@ -120,7 +116,7 @@ export class AgentHome {
   // Applied once no cycle runs, which may have grown the state since the validator ran: the caps are checked again,
   // and a refusal then fails the update with nothing changed.
   private async enqueueChecked(tasks: string[], goals: string[]): Promise<Scratchpad> {
-    const outcome = await this.mutated(() => {
+    const outcome = await this.changes.applied(() => {
       const after = enqueueTasks(this.scratchpad, tasks, goals);
       const refusal = queueViolation(this.scratchpad, after);
       if (!refusal) this.scratchpad = after;
@@ -132,7 +128,7 @@ export class AgentHome {
 
   async inject(args: unknown): Promise<string> {
     const { section, content } = InjectArgsSchema().parse(args);
-    return this.mutated(() => {
+    return this.changes.applied(() => {
       const outcome = safeApply(this.scratchpad, { [section]: content });
       // Validated against the state of the moment; a cycle may have changed it since, so report rather than throw.
       if (!outcome.ok) return `not applied: ${outcome.error}`;
@@ -143,7 +139,7 @@ export class AgentHome {
 
   async import(state: unknown): Promise<void> {
     const next = ScratchpadSchema().parse(state);
-    await this.mutated(() => (this.scratchpad = next));
+    await this.changes.applied(() => (this.scratchpad = next));
   }
 
   configure(changes: Partial<AgentSettings>): AgentSettings {
@@ -158,7 +154,7 @@ export class AgentHome {
       return;
     }
     const { tasks, trigger } = parsed.data;
-    this.mutate(() => {
+    this.changes.apply(() => {
       // A schedule repeats its tasks every tick: one already queued is not queued again.
       const queued = [this.scratchpad.current_task, ...this.scratchpad.pending_actions];
       const fresh = tasks.filter((task) => !queued.includes(task));
@@ -212,22 +208,6 @@ export class AgentHome {
     upsertMemo({ scratchpad: this.scratchpad });
   }
 
-  private mutate(change: () => void): void {
-    if (this.running) {
-      this.deferred.push(change);
-      return;
-    }
-    change();
-    this.persist();
-  }
-
-  private async mutated<T>(change: () => T): Promise<T> {
-    let result: { value: T } | undefined;
-    this.mutate(() => (result = { value: change() }));
-    await condition(() => result !== undefined);
-    return (result as { value: T }).value;
-  }
-
   private async runItem(item: WorkItem): Promise<Finished> {
     this.cycleCount++;
     this.cyclesThisRun++;
@@ -249,7 +229,7 @@ export class AgentHome {
       { key: cycleCountKey, value: this.cycleCount },
       { key: lastOutcomeKey, value: result.outcome },
     ]);
-    for (const change of this.deferred.splice(0)) change();
+    this.changes.release();
     this.persist();
     return { record, reply: result.reply };
   }

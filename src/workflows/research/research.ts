@@ -12,14 +12,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
-import {
-  type BoardEntry,
-  type Draft,
-  type EntryOf,
-  assigneesOf,
-  facts,
-  tombstonedUrls,
-} from '../../core/research/board';
+import { type BoardEntry, type Draft, type EntryOf, tombstonedUrls } from '../../core/research/board';
 import {
   type ParsedResearchInput,
   type ResearchCarry,
@@ -27,8 +20,8 @@ import {
   ResearchInputSchema,
   type ResearchResult,
   composeAnswer,
-  reviseStrategy,
 } from '../../core/research/run';
+import { type WorkerStart, evaluationSteps } from '../../core/research/scheduling';
 import { renderBoard } from '../../core/research/render';
 import { researchWorkerId } from '../../common/ids';
 import {
@@ -142,79 +135,38 @@ async function checked(workerId: string, draft: Draft): Promise<Draft> {
 }
 
 async function evaluate(run: ResearchRun): Promise<void> {
+  // One time for every entry of the evaluation, though workflow time moves on while workers start.
   const now = Date.now();
-  const directives = run.entries.filter((entry) => entry.type === 'USER_DIRECTIVE') as EntryOf<'USER_DIRECTIVE'>[];
-  const unread = directives.slice(run.directivesRead);
-  if (unread.length > 0 && run.strategy) {
-    const body = reviseStrategy(
-      run.strategy.body,
-      unread.map((entry) => entry.body.text),
-    );
-    run.appendAsSupervisor({ type: 'STRATEGY', body }, now);
-    run.directivesRead = directives.length;
-  }
-  for (const fact of facts(run.entries)) {
-    if (fact.latest?.type !== 'FAILED_URL') continue;
-    const { url, failureReason } = fact.latest.body;
-    run.appendAsSupervisor(
-      { type: 'TOMBSTONE', body: { entity: fact.entity, field: fact.field, url, failureReason, permanent: true } },
-      now,
-    );
-    for (const worker of run.active)
-      void getExternalWorkflowHandle(worker)
-        .signal(tombstonedSignal, url)
-        .catch(() => undefined);
-  }
-  let stalled = 0;
-  for (const fact of facts(run.entries)) {
-    if (fact.state === 'VERIFIED') continue;
-    if (fact.latest?.type === 'PENDING') {
-      // A holder that ended without writing (its writes kept failing) leaves the fact stuck: missing at the end.
-      if (!run.active.has(fact.latest.body.assignedTo)) stalled += 1;
-      continue;
+  for (const step of evaluationSteps(run, { ...run.input, workerId: workerIdOf(run.input) })) {
+    switch (step.kind) {
+      case 'revise':
+        run.appendAsSupervisor(step.draft, now);
+        run.directivesRead = step.directivesRead;
+        break;
+      case 'tombstone':
+        run.appendAsSupervisor(step.draft, now);
+        for (const worker of step.notify)
+          void getExternalWorkflowHandle(worker)
+            .signal(tombstonedSignal, step.draft.body.url)
+            .catch(() => undefined);
+        break;
+      case 'delegate':
+        run.nextWorker = step.nextWorker;
+        run.appendAsSupervisor(step.draft, now);
+        await spawn(run, step.worker);
+        break;
+      case 'spawn':
+        await spawn(run, step.worker);
+        break;
+      case 'finish':
+        if (step.outcome === 'complete') run.appendAsSupervisor(step.synthesis, now);
+        run.finish(step.outcome);
     }
-    const holders = assigneesOf(run.entries, fact.entity, fact.field);
-    const assigned = run.strategy?.body.assigned.find((a) => a.entity === fact.entity && a.field === fact.field);
-    if (fact.state === 'ASSIGNED' && assigned && run.spawned.has(assigned.worker)) continue;
-    if (holders.length >= run.input.maxAttemptsPerFact && fact.state !== 'ASSIGNED') {
-      stalled += 1;
-      continue;
-    }
-    if (run.active.size >= run.input.maxWorkers) return;
-    if (fact.state === 'ASSIGNED' && assigned) {
-      await spawn(run, fact.entity, fact.field, assigned.worker, false, holders.length);
-      continue;
-    }
-    const workerId = researchWorkerId(run.input.runId, run.nextWorker++);
-    const tombs = fact.state === 'TOMBSTONE' ? tombstonedUrls(run.entries) : [];
-    const searchHint = tombs.length > 0 ? `new search: the sources tried are tombstoned` : undefined;
-    run.appendAsSupervisor(
-      {
-        type: 'PENDING',
-        body: { entity: fact.entity, field: fact.field, assignedTo: workerId, ...(searchHint && { searchHint }) },
-      },
-      now,
-    );
-    await spawn(run, fact.entity, fact.field, workerId, true, holders.length + 1, searchHint);
-  }
-  const all = facts(run.entries);
-  if (all.length > 0 && all.every((fact) => fact.state === 'VERIFIED')) {
-    run.appendAsSupervisor({ type: 'SYNTHESIS', body: composeAnswer(run.input.question, run.entries) }, now);
-    run.finish('complete');
-  } else if (run.active.size === 0 && !run.dirty && stalled > 0) {
-    run.finish('incomplete');
   }
 }
 
-async function spawn(
-  run: ResearchRun,
-  entity: string,
-  field: string,
-  workerId: string,
-  delegated: boolean,
-  attempt: number,
-  searchHint?: string,
-): Promise<void> {
+async function spawn(run: ResearchRun, worker: WorkerStart): Promise<void> {
+  const { entity, field, workerId, delegated, attempt, searchHint } = worker;
   run.active.add(workerId);
   run.spawned.add(workerId);
   const input = run.input;

@@ -1,0 +1,201 @@
+import {
+  type BoardEntry,
+  type EntryBody,
+  type EntryOf,
+  assigneesOf,
+  facts,
+  latestStrategy,
+  tombstonedUrls,
+} from './board';
+import { composeAnswer, reviseStrategy } from './run';
+
+/** What the supervisor's scheduling reads of its run; the workflow's `ResearchRun` is one. */
+export interface SchedulingView {
+  readonly entries: readonly BoardEntry[];
+  /** Workers whose investigation has not ended. */
+  readonly active: ReadonlySet<string>;
+  /** Every worker started in the run, so an assigned fact is never spawned twice. */
+  readonly spawned: ReadonlySet<string>;
+  /** The number the next re-delegated worker gets. */
+  readonly nextWorker: number;
+  /** USER_DIRECTIVE entries already read into STRATEGY. */
+  readonly directivesRead: number;
+  /** Whether an entry was accepted or a worker ended since the evaluation began. */
+  readonly dirty: boolean;
+}
+
+/** The run's settings that scheduling decides by, and how a worker number becomes a worker id. */
+export interface SchedulingOptions {
+  question: string;
+  maxWorkers: number;
+  maxAttemptsPerFact: number;
+  workerId: (n: number) => string;
+}
+
+/** A worker to start on one fact. */
+export interface WorkerStart {
+  entity: string;
+  field: string;
+  workerId: string;
+  /** True when the supervisor wrote PENDING for it (a re-delegation); false for STRATEGY's assigned worker. */
+  delegated: boolean;
+  /** Workers that have held the fact, this one included. */
+  attempt: number;
+  searchHint?: string;
+}
+
+/** One decision of an evaluation, in the order the supervisor carries them out. */
+export type SchedulingStep =
+  /** Append the revised STRATEGY, then count the directives read. */
+  | { kind: 'revise'; draft: { type: 'STRATEGY'; body: EntryBody<'STRATEGY'> }; directivesRead: number }
+  /** Append the TOMBSTONE, then tell each running worker its URL is out of bounds. */
+  | { kind: 'tombstone'; draft: { type: 'TOMBSTONE'; body: EntryBody<'TOMBSTONE'> }; notify: string[] }
+  /** Start the worker STRATEGY assigned to the fact. */
+  | { kind: 'spawn'; worker: WorkerStart }
+  /** Take the next worker number, append the PENDING entry for the new worker, then start it. */
+  | {
+      kind: 'delegate';
+      nextWorker: number;
+      draft: { type: 'PENDING'; body: EntryBody<'PENDING'> };
+      worker: WorkerStart;
+    }
+  /** End the run: with its SYNTHESIS appended first when complete. */
+  | { kind: 'finish'; outcome: 'complete'; synthesis: { type: 'SYNTHESIS'; body: EntryBody<'SYNTHESIS'> } }
+  | { kind: 'finish'; outcome: 'incomplete' };
+
+/** The search hint on a re-delegated PENDING entry once the sources tried are tombstoned. */
+export const TOMBSTONED_SEARCH_HINT = 'new search: the sources tried are tombstoned';
+
+/**
+ * The supervisor's evaluation, one decision at a time: directives read into STRATEGY, failed URLs tombstoned,
+ * a worker started or re-delegated per open fact, then synthesis or `incomplete`. The caller carries out each step
+ * before taking the next, and the view is read afresh each time: starting a worker waits on the server, and while
+ * it waits other workers write and end, which changes the places free and the board.
+ */
+export function* evaluationSteps(view: SchedulingView, options: SchedulingOptions): Generator<SchedulingStep, void> {
+  const directives = view.entries.filter((entry) => entry.type === 'USER_DIRECTIVE') as EntryOf<'USER_DIRECTIVE'>[];
+  const unread = directives.slice(view.directivesRead);
+  const strategy = latestStrategy(view.entries);
+  if (unread.length > 0 && strategy) {
+    const body = reviseStrategy(
+      strategy.body,
+      unread.map((entry) => entry.body.text),
+    );
+    yield { kind: 'revise', draft: { type: 'STRATEGY', body }, directivesRead: directives.length };
+  }
+  for (const fact of facts(view.entries)) {
+    if (fact.latest?.type !== 'FAILED_URL') continue;
+    const { url, failureReason } = fact.latest.body;
+    const body = { entity: fact.entity, field: fact.field, url, failureReason, permanent: true as const };
+    yield { kind: 'tombstone', draft: { type: 'TOMBSTONE', body }, notify: [...view.active] };
+  }
+  let stalled = 0;
+  // Each fact is decided once, by its state when this loop began; the strategy, its holders and the free places are
+  // read as they stand at its turn.
+  for (const fact of facts(view.entries)) {
+    if (fact.state === 'VERIFIED') continue;
+    if (fact.latest?.type === 'PENDING') {
+      // A holder that ended without writing (its writes kept failing) leaves the fact stuck: missing at the end.
+      if (!view.active.has(fact.latest.body.assignedTo)) stalled += 1;
+      continue;
+    }
+    const holders = assigneesOf(view.entries, fact.entity, fact.field);
+    const assigned = latestStrategy(view.entries)?.body.assigned.find(
+      (a) => a.entity === fact.entity && a.field === fact.field,
+    );
+    if (fact.state === 'ASSIGNED' && assigned && view.spawned.has(assigned.worker)) continue;
+    if (holders.length >= options.maxAttemptsPerFact && fact.state !== 'ASSIGNED') {
+      stalled += 1;
+      continue;
+    }
+    // No place for another worker: the evaluation stops here, and the next one (a worker ending wakes it) goes on.
+    if (view.active.size >= options.maxWorkers) return;
+    const { entity, field } = fact;
+    if (fact.state === 'ASSIGNED' && assigned) {
+      yield {
+        kind: 'spawn',
+        worker: { entity, field, workerId: assigned.worker, delegated: false, attempt: holders.length },
+      };
+      continue;
+    }
+    const workerId = options.workerId(view.nextWorker);
+    const searchHint =
+      fact.state === 'TOMBSTONE' && tombstonedUrls(view.entries).length > 0 ? TOMBSTONED_SEARCH_HINT : undefined;
+    yield {
+      kind: 'delegate',
+      nextWorker: view.nextWorker + 1,
+      draft: { type: 'PENDING', body: { entity, field, assignedTo: workerId, ...(searchHint && { searchHint }) } },
+      worker: {
+        entity,
+        field,
+        workerId,
+        delegated: true,
+        attempt: holders.length + 1,
+        ...(searchHint && { searchHint }),
+      },
+    };
+  }
+  const all = facts(view.entries);
+  if (all.length > 0 && all.every((fact) => fact.state === 'VERIFIED')) {
+    const body = composeAnswer(options.question, view.entries);
+    yield { kind: 'finish', outcome: 'complete', synthesis: { type: 'SYNTHESIS', body } };
+  } else if (view.active.size === 0 && !view.dirty && stalled > 0) {
+    yield { kind: 'finish', outcome: 'incomplete' };
+  }
+}
+
+/** A run's state as `planEvaluation` takes it: a view at the start of an evaluation, when nothing has changed yet. */
+export type SchedulingState = Omit<SchedulingView, 'dirty'>;
+
+/**
+ * Every step of one evaluation of `state`, supposing nothing else happens meanwhile (no worker writes or ends while
+ * one starts): the steps are carried out on a copy, as the supervisor would, and `state` is left unchanged.
+ */
+export function planEvaluation(state: SchedulingState, options: SchedulingOptions): SchedulingStep[] {
+  const entries = [...state.entries];
+  const active = new Set(state.active);
+  const spawned = new Set(state.spawned);
+  const view = {
+    entries,
+    active,
+    spawned,
+    nextWorker: state.nextWorker,
+    directivesRead: state.directivesRead,
+    dirty: false,
+  };
+  const append = (draft: { type: BoardEntry['type']; body: unknown }) => {
+    // Ids, turns and times are the workflow's to give; no decision reads them.
+    entries.push({
+      id: `e${entries.length + 1}`,
+      type: draft.type,
+      author: { role: 'supervisor', id: 'supervisor' },
+      turn: 0,
+      createdAt: '',
+      body: draft.body,
+    } as BoardEntry);
+    view.dirty = true;
+  };
+  const start = (worker: WorkerStart) => {
+    active.add(worker.workerId);
+    spawned.add(worker.workerId);
+  };
+  const steps: SchedulingStep[] = [];
+  for (const step of evaluationSteps(view, options)) {
+    steps.push(step);
+    if (step.kind === 'revise') {
+      append(step.draft);
+      view.directivesRead = step.directivesRead;
+    } else if (step.kind === 'tombstone') {
+      append(step.draft);
+    } else if (step.kind === 'spawn') {
+      start(step.worker);
+    } else if (step.kind === 'delegate') {
+      view.nextWorker = step.nextWorker;
+      append(step.draft);
+      start(step.worker);
+    } else if (step.outcome === 'complete') {
+      append(step.synthesis);
+    }
+  }
+  return steps;
+}
