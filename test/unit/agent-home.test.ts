@@ -211,7 +211,7 @@ describe('AgentHome, with no server', () => {
     const running = home.runNext();
     await settle();
 
-    expect(cycles[0]?.input).toMatchObject({ cycleId: 'agent/a1/cycle/1', mode: 'chat', message: 'hello' });
+    expect(cycles[0]?.input).toMatchObject({ cycleId: 'agent/a1/cycle/1', kind: 'chat', message: 'hello' });
     expect(home.status().running).toEqual({ cycleId: 'agent/a1/cycle/1', trigger: 'chat' });
     cycles[0]?.end({ reply: 'hi there' });
     await running;

@@ -27,6 +27,6 @@ describe('builtOnFirstCall', () => {
   it('serves the tool schemas as before', () => {
     expect(TOOL_ARGS.echo().safeParse({ message: 'hi' }).success).toBe(true);
     expect(TOOL_ARGS.shell().safeParse({ command: 1 }).success).toBe(false);
-    expect(Object.keys(TOOL_ARGS)).toContain('spawn_subagent');
+    expect(Object.keys(TOOL_ARGS)).toContain('scratchpad_read');
   });
 });

@@ -15,6 +15,11 @@ const usage = (inputTokens: number) => ({ ...ZERO_USAGE, inputTokens });
  * The one place that knows how a staged run starts a stage's child cycle: whichever of `executeChild` or
  * `startChild` it calls, each cycle gets the next answer, and its id and input are recorded.
  */
+/** The stage block's context of a stage cycle's input; empty for any other kind. */
+function stageContextOf(input: CycleInput | undefined): string {
+  return input?.kind === 'stage' ? input.stage.context : '';
+}
+
 function answerStageCycles(...answers: Partial<CycleResult>[]): { id: string; input: CycleInput }[] {
   const started: { id: string; input: CycleInput }[] = [];
   const answer = (options: { workflowId: string; args: [CycleInput] }): CycleResult => {
@@ -100,11 +105,11 @@ describe('StagedRun: a stage', () => {
     });
     expect(cycles.map((cycle) => cycle.id)).toEqual([`${RUN_ID}/stage-1`]);
     const input = cycles[0]?.input;
-    expect(input).toMatchObject({ agentId: 'a1', cycleId: `${RUN_ID}/stage-1`, maxPaths: 2, system: 'staged' });
+    expect(input).toMatchObject({ kind: 'stage', agentId: 'a1', cycleId: `${RUN_ID}/stage-1`, stage: { maxPaths: 2 } });
     expect(input?.before).toMatchObject({ current_task: 'write src/health.ts', pending_actions: [] });
     expect(input?.tools).not.toContain(SCRATCHPAD_READ);
-    expect(input?.stageContext).toContain('test it');
-    expect(input?.stageContext).not.toContain(NO_OP_CORRECTION);
+    expect(stageContextOf(input)).toContain('test it');
+    expect(stageContextOf(input)).not.toContain(NO_OP_CORRECTION);
   });
 
   it('sends a stage that changed nothing back with the correction until it changes files', async () => {
@@ -118,7 +123,7 @@ describe('StagedRun: a stage', () => {
       `${RUN_ID}/stage-1-retry-1`,
       `${RUN_ID}/stage-1-retry-2`,
     ]);
-    expect(cycles.map((cycle) => cycle.input.stageContext?.includes(NO_OP_CORRECTION))).toEqual([false, true, true]);
+    expect(cycles.map((cycle) => stageContextOf(cycle.input).includes(NO_OP_CORRECTION))).toEqual([false, true, true]);
     expect(run.stages.map((stageRecord) => [stageRecord.kind, stageRecord.touchedPaths.length])).toEqual([
       ['stage', 0],
       ['correction', 0],
