@@ -40,7 +40,7 @@ async function startOptions(client: Client, target: AgentTarget) {
     );
     const cycleCount = previous.typedSearchAttributes.get(cycleCountKey) ?? 0;
     if (scratchpad.success) input.scratchpad = scratchpad.data;
-    input.carried = {
+    input.handover = {
       cycleCount,
       cycles: [],
       heldDirectives: [],

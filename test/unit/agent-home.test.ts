@@ -141,10 +141,10 @@ const lastMemo = () => workflowStub.memos.at(-1)?.scratchpad as ReturnType<typeo
 describe('AgentHome, with no server', () => {
   beforeEach(resetWorkflowStub);
 
-  it('starts by naming the agent, publishing its scratchpad, and queuing the wake a previous run carried', () => {
-    const scratchpad = { ...defaultScratchpad(), current_task: 'carried task' };
-    const carried = { cycleCount: 4, cycles: [], heldDirectives: ['h'], directiveLog: [], usageByModel: {}, runs: 2 };
-    const home = homeOf({ scratchpad, carried });
+  it('starts by naming the agent, publishing its scratchpad, and queuing the wake a previous run handover', () => {
+    const scratchpad = { ...defaultScratchpad(), current_task: 'handover task' };
+    const handover = { cycleCount: 4, cycles: [], heldDirectives: ['h'], directiveLog: [], usageByModel: {}, runs: 2 };
+    const home = homeOf({ scratchpad, handover });
 
     home.start(true);
 
@@ -303,15 +303,15 @@ describe('AgentHome, with no server', () => {
     home.wake({});
 
     expect(home.shouldContinueAsNew()).toBe(true);
-    expect(home.canCarryQueue()).toBe(true);
-    expect(home.carryOver()).toMatchObject({
+    expect(home.canHandOverQueue()).toBe(true);
+    expect(home.handover()).toMatchObject({
       agentId: 'a1',
       scratchpad: { current_task: 'w' },
       settings: { continueAsNewEvery: 1 },
-      carried: { cycleCount: 1, runs: 1, pendingWake: true, usageByModel: { 'scripted:a': usage(7) } },
+      handover: { cycleCount: 1, runs: 1, pendingWake: true, usageByModel: { 'scripted:a': usage(7) } },
     });
     void home.send({ message: 'waits for an answer' });
-    expect(home.canCarryQueue()).toBe(false);
+    expect(home.canHandOverQueue()).toBe(false);
   });
 });
 

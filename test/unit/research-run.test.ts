@@ -194,7 +194,7 @@ describe('ResearchRun: continue-as-new', () => {
     run.nextWorker = 5;
     run.countUsage('scripted:planner', usage(7));
 
-    const next = new ResearchRun(input, 'research/r1', NOW + 60_000, run.carry());
+    const next = new ResearchRun(input, 'research/r1', NOW + 60_000, run.handover());
 
     expect(next.entries).toEqual(run.entries);
     expect([...next.active]).toEqual(['w1']);

@@ -69,7 +69,7 @@ function summary(step: SchedulingStep): string {
     case 'revise':
       return `revise STRATEGY: ${step.draft.body.directives.join('; ')} (read ${step.directivesRead})`;
     case 'tombstone':
-      return `tombstone ${step.draft.body.field} ${step.draft.body.url}, notify [${step.notify.join(', ')}]`;
+      return `tombstone ${step.draft.body.field} ${step.draft.body.url}`;
     case 'spawn':
       return `spawn ${step.worker.workerId} on ${step.worker.field}, attempt ${step.worker.attempt}`;
     case 'delegate': {
@@ -126,7 +126,7 @@ const ROWS: [string, SchedulingState, Partial<SchedulingOptions>, string[]][] = 
       { active: new Set(['w2']), spawned: new Set(['w1', 'w2']) },
     ),
     {},
-    [`tombstone revenue ${URL_A}, notify [w2]`, `delegate revenue to w3, attempt 2, hint "${TOMBSTONED_SEARCH_HINT}"`],
+    [`tombstone revenue ${URL_A}`, `delegate revenue to w3, attempt 2, hint "${TOMBSTONED_SEARCH_HINT}"`],
   ],
   [
     'UNVERIFIED: re-delegated to a worker that has not held it, with no hint',
@@ -260,7 +260,6 @@ describe('the supervisor scheduling: one row per decision', () => {
         type: 'TOMBSTONE',
         body: { entity: 'Acme', field: 'revenue', url: URL_A, failureReason: 'HTTP 404', permanent: true },
       },
-      notify: [],
     });
   });
 

@@ -305,7 +305,7 @@ describe('research run on the dev server', () => {
     expect(outcome.answer).toBeUndefined();
   });
 
-  it('continues as new with workers running, and the carried board completes', async () => {
+  it('continues as new with workers running, and the handover board completes', async () => {
     const entities = ['Acme', 'Globex', 'Initech', 'Umbrella'];
     const routes = Object.fromEntries(
       entities.map((entity) => {

@@ -27,5 +27,3 @@ export const writeUpdate = defineUpdate<WriteResult, [WriteRequest]>('write');
 export const synthesizeUpdate = defineUpdate<WriteResult, []>('synthesize');
 /** A user directive: appended as USER_DIRECTIVE, read into STRATEGY at the next evaluation. */
 export const directiveSignal = defineSignal<[{ text: string; by?: string }]>('directive');
-/** Supervisor → worker: a URL was tombstoned; never fetch it. */
-export const tombstonedSignal = defineSignal<[string]>('tombstoned');

@@ -52,7 +52,7 @@ export const AgentInputSchema = shareable(
     purpose: z.string().optional(),
     scratchpad: ScratchpadSchema().optional(),
     settings: AgentSettingsSchema().default(AgentSettingsSchema().parse({})),
-    carried: z
+    handover: z
       .object({
         cycleCount: z.number().int().nonnegative(),
         cycles: z.array(CycleRecordSchema()),

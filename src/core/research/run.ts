@@ -46,8 +46,8 @@ export const ResearchInputSchema = shareable(
 export type ResearchInput = z.input<ReturnType<typeof ResearchInputSchema>>;
 export type ParsedResearchInput = z.output<ReturnType<typeof ResearchInputSchema>>;
 
-/** State carried across continue-as-new. */
-export interface ResearchCarry {
+/** What a run hands over to its next run at continue-as-new. */
+export interface ResearchHandover {
   entries: BoardEntry[];
   nextWorker: number;
   startedAt: number;

@@ -49,7 +49,7 @@ export type SchedulingStep =
   /** Append the revised STRATEGY, then count the directives read. */
   | { kind: 'revise'; draft: { type: 'STRATEGY'; body: EntryBody<'STRATEGY'> }; directivesRead: number }
   /** Append the TOMBSTONE, then tell each running worker its URL is out of bounds. */
-  | { kind: 'tombstone'; draft: { type: 'TOMBSTONE'; body: EntryBody<'TOMBSTONE'> }; notify: string[] }
+  | { kind: 'tombstone'; draft: { type: 'TOMBSTONE'; body: EntryBody<'TOMBSTONE'> } }
   /** Start the worker STRATEGY assigned to the fact. */
   | { kind: 'spawn'; worker: WorkerStart }
   /** Take the next worker number, append the PENDING entry for the new worker, then start it. */
@@ -87,7 +87,7 @@ export function* evaluationSteps(view: SchedulingView, options: SchedulingOption
     if (fact.latest?.type !== 'FAILED_URL') continue;
     const { url, failureReason } = fact.latest.body;
     const body = { entity: fact.entity, field: fact.field, url, failureReason, permanent: true as const };
-    yield { kind: 'tombstone', draft: { type: 'TOMBSTONE', body }, notify: [...view.active] };
+    yield { kind: 'tombstone', draft: { type: 'TOMBSTONE', body } };
   }
   let stalled = 0;
   // Each fact is decided once, by its state when this loop began; the strategy, its holders and the free places are
@@ -149,7 +149,7 @@ export type SchedulingState = Omit<SchedulingView, 'dirty'>;
 
 /**
  * Every step of one evaluation of `state`, supposing nothing else happens meanwhile (no worker writes or ends while
- * one starts): the steps are carried out on a copy, as the supervisor would, and `state` is left unchanged.
+ * one starts): the steps are handover out on a copy, as the supervisor would, and `state` is left unchanged.
  */
 export function planEvaluation(state: SchedulingState, options: SchedulingOptions): SchedulingStep[] {
   const entries = [...state.entries];

@@ -1,5 +1,5 @@
 /**
- * Seed 004's staged runs, as pure rules: when to stage, what each stage sees, how a prior scratchpad is carried,
+ * Seed 004's staged runs, as pure rules: when to stage, what each stage sees, how a prior scratchpad is handover,
  * and what outcome a run earns. The prior scratchpad every cycle can carry is in core/cycle/run-notes.ts. A model can say it is done; work is complete only when verification has run.
  */
 

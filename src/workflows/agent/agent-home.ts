@@ -60,19 +60,19 @@ export class AgentHome {
   private cyclesThisRun = 0;
 
   constructor(input: ParsedAgentInput) {
-    const { carried } = input;
+    const { handover } = input;
     this.agentId = input.agentId;
     this.settings = input.settings;
     this.scratchpad = input.scratchpad ?? defaultScratchpad(input.purpose);
-    this.cycleCount = carried?.cycleCount ?? 0;
-    this.cycles = carried?.cycles ?? [];
-    this.heldDirectives = carried?.heldDirectives ?? [];
-    this.directiveLog = carried?.directiveLog ?? [];
-    this.usageByModel = carried?.usageByModel ?? {};
-    this.runs = (carried?.runs ?? 0) + 1;
+    this.cycleCount = handover?.cycleCount ?? 0;
+    this.cycles = handover?.cycles ?? [];
+    this.heldDirectives = handover?.heldDirectives ?? [];
+    this.directiveLog = handover?.directiveLog ?? [];
+    this.usageByModel = handover?.usageByModel ?? {};
+    this.runs = (handover?.runs ?? 0) + 1;
   }
 
-  /** Publishes the scratchpad, and queues the wake a previous run carried over. */
+  /** Publishes the scratchpad, and queues the wake a previous run handed over. */
   start(pendingWake: boolean): void {
     upsertSearchAttributes([{ key: agentIdKey, value: this.agentId }]);
     this.persist();
@@ -185,16 +185,16 @@ export class AgentHome {
   }
 
   /** Whether the queue can go to the next run: see {@link WorkQueue.canCarry}. */
-  canCarryQueue(): boolean {
-    return this.queue.canCarry();
+  canHandOverQueue(): boolean {
+    return this.queue.canHandOver();
   }
 
   /** The input of the next run: the memory, settings and anything still queued. */
-  carryOver(): AgentInput {
+  handover(): AgentInput {
     const { agentId, scratchpad, settings, cycleCount, cycles, heldDirectives, directiveLog, usageByModel, runs } =
       this;
-    const carried = { cycleCount, cycles, heldDirectives, directiveLog, usageByModel, runs };
-    return { agentId, scratchpad, settings, carried: { ...carried, pendingWake: this.queue.length > 0 } };
+    const handover = { cycleCount, cycles, heldDirectives, directiveLog, usageByModel, runs };
+    return { agentId, scratchpad, settings, handover: { ...handover, pendingWake: this.queue.length > 0 } };
   }
 
   /** Runs the oldest queued item as a child cycle and adopts its result; nothing when the queue is empty. */

@@ -65,13 +65,13 @@ export async function agent(rawInput: AgentInput): Promise<void> {
   const input = parseInput(rawInput);
   const home = new AgentHome(input);
   registerHandlers(home);
-  home.start(input.carried?.pendingWake ?? false);
+  home.start(input.handover?.pendingWake ?? false);
   for (;;) {
     await condition(() => home.hasQueuedWork() || home.shouldContinueAsNew());
-    if (home.shouldContinueAsNew() && home.canCarryQueue()) {
+    if (home.shouldContinueAsNew() && home.canHandOverQueue()) {
       // Waiting updates must get their answers before this run ends.
-      await condition(() => allHandlersFinished() || !home.canCarryQueue());
-      if (home.canCarryQueue()) await continueAsNew<typeof agent>(home.carryOver());
+      await condition(() => allHandlersFinished() || !home.canHandOverQueue());
+      if (home.canHandOverQueue()) await continueAsNew<typeof agent>(home.handover());
     }
     await home.runNext();
   }

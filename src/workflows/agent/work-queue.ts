@@ -52,8 +52,8 @@ export class WorkQueue {
     if (this.awaited.has(item.id)) this.finished.set(item.id, result);
   }
 
-  /** Only wakes can be carried over; work someone awaits (send, runCycle) is done in this run. */
-  canCarry(): boolean {
+  /** Only wakes can be handed over to the next run; work someone awaits (send, runCycle) is done in this run. */
+  canHandOver(): boolean {
     return this.items.every((item) => item.kind === 'task' && !this.awaited.has(item.id));
   }
 }

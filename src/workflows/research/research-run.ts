@@ -13,7 +13,7 @@ import {
 import {
   describeMissing,
   type ParsedResearchInput,
-  type ResearchCarry,
+  type ResearchHandover,
   type ResearchOutcome,
   type ResearchStatus,
   type ResearchUsage,
@@ -66,18 +66,18 @@ export class ResearchRun {
     readonly input: ParsedResearchInput,
     readonly workflowId: string,
     now: number,
-    carry?: ResearchCarry,
+    handover?: ResearchHandover,
   ) {
-    this.entries = carry ? [...carry.entries] : [];
-    this.active = new Set(carry?.activeWorkers ?? []);
-    this.spawned = new Set(carry?.spawned ?? []);
-    this.nextWorker = carry?.nextWorker ?? 1;
-    this.directivesRead = carry?.directivesRead ?? 0;
-    this.startedAt = carry?.startedAt ?? now;
-    this.generation = carry?.generation ?? 0;
-    this.mirrored = carry?.entries.length ?? 0;
+    this.entries = handover ? [...handover.entries] : [];
+    this.active = new Set(handover?.activeWorkers ?? []);
+    this.spawned = new Set(handover?.spawned ?? []);
+    this.nextWorker = handover?.nextWorker ?? 1;
+    this.directivesRead = handover?.directivesRead ?? 0;
+    this.startedAt = handover?.startedAt ?? now;
+    this.generation = handover?.generation ?? 0;
+    this.mirrored = handover?.entries.length ?? 0;
     this.supervisor = { role: 'supervisor', id: workflowId };
-    this.usageByModel = { ...carry?.usageByModel };
+    this.usageByModel = { ...handover?.usageByModel };
   }
 
   /**
@@ -210,7 +210,7 @@ export class ResearchRun {
     };
   }
 
-  carry(): ResearchCarry {
+  handover(): ResearchHandover {
     return {
       entries: this.entries,
       nextWorker: this.nextWorker,

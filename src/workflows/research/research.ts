@@ -3,7 +3,6 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
-  getExternalWorkflowHandle,
   proxyActivities,
   setCurrentDetails,
   setHandler,
@@ -15,7 +14,7 @@ import type { Activities } from '../../activities';
 import { type BoardEntry, type Draft, type EntryOf, tombstonedUrls } from '../../core/research/board';
 import {
   type ParsedResearchInput,
-  type ResearchCarry,
+  type ResearchHandover,
   type ResearchInput,
   ResearchInputSchema,
   type ResearchResult,
@@ -30,7 +29,6 @@ import {
   directiveSignal,
   statusQuery,
   synthesizeUpdate,
-  tombstonedSignal,
   writeUpdate,
 } from '../../common/messages/research';
 import { cycleOutcomeKey, researchRunKey } from '../../common/search-attributes';
@@ -46,16 +44,16 @@ const { mirrorEntries } = proxyActivities<Activities>({ startToCloseTimeout: '1m
  * The research supervisor (seed 003): holds the board, writes STRATEGY, spawns a worker per fact, tombstones failed
  * URLs, re-delegates unverified facts, reads user directives into STRATEGY, and synthesises only through the gate.
  */
-export async function research(rawInput: ResearchInput, carry?: ResearchCarry): Promise<ResearchResult> {
+export async function research(rawInput: ResearchInput, handover?: ResearchHandover): Promise<ResearchResult> {
   const input = ResearchInputSchema().parse(rawInput);
   const { workflowId } = workflowInfo();
-  const run = new ResearchRun(input, workflowId, Date.now(), carry);
+  const run = new ResearchRun(input, workflowId, Date.now(), handover);
   installHandlers(run);
   upsertSearchAttributes([
     { key: researchRunKey, value: input.runId },
     { key: cycleOutcomeKey, value: 'running' },
   ]);
-  const planning = carry ? undefined : writeFirstStrategy(run, workerIdOf(input));
+  const planning = handover ? undefined : writeFirstStrategy(run, workerIdOf(input));
   if (planning) await planning;
   for (;;) {
     run.dirty = false;
@@ -71,7 +69,7 @@ export async function research(rawInput: ResearchInput, carry?: ResearchCarry): 
     }
     if (workflowInfo().historyLength > input.continueAsNewEvents || workflowInfo().continueAsNewSuggested) {
       await condition(allHandlersFinished);
-      await continueAsNew<typeof research>(rawInput, run.carry());
+      await continueAsNew<typeof research>(rawInput, run.handover());
     }
   }
   await mirror(run, true);
@@ -145,10 +143,6 @@ async function evaluate(run: ResearchRun): Promise<void> {
         break;
       case 'tombstone':
         run.appendAsSupervisor(step.draft, now);
-        for (const worker of step.notify)
-          void getExternalWorkflowHandle(worker)
-            .signal(tombstonedSignal, step.draft.body.url)
-            .catch(() => undefined);
         break;
       case 'delegate':
         run.nextWorker = step.nextWorker;
