@@ -1,7 +1,7 @@
 /**
  * Records the replay histories under test/replay/histories from scripted runs on a fresh dev server.
- * Rerun only after an intentional change to workflow code that is guarded by patched(); commit the
- * new files beside the old ones, which must keep replaying. Names given as arguments record only those.
+ * Before 1.0 a change to workflow code re-records them all (`node dist/scripts/record-histories.js`) instead of
+ * adding a patch (src/workflows/compat.ts). Names given as arguments record only those.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -260,11 +260,10 @@ async function researchRecording(): Promise<Recording> {
         ],
       });
       await handle.result();
-      // research-run.json and research-worker-*.json before these are the pre-patch worker loop: kept, never rewritten.
       return {
-        'research-run-subagent': { workflowId },
-        'research-worker-subagent': { workflowId: researchWorkerId(runId, 3) },
-        'research-worker-subagent-cycle': { workflowId: researchInvestigationId(researchWorkerId(runId, 6)) },
+        'research-run': { workflowId },
+        'research-worker': { workflowId: researchWorkerId(runId, 3) },
+        'research-worker-cycle': { workflowId: researchInvestigationId(researchWorkerId(runId, 6)) },
       };
     },
   };

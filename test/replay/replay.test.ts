@@ -99,6 +99,19 @@ describe('saved histories replay against the current workflow code', () => {
     );
   });
 
+  it("covers a research worker: its claim, its investigation as a child cycle, and the cycle's board write", () => {
+    const worker = load('research-worker.json').events ?? [];
+    const children = worker.flatMap((event) => {
+      const started = event.startChildWorkflowExecutionInitiatedEventAttributes;
+      return started ? [[started.workflowType?.name, started.workflowId]] : [];
+    });
+    expect(children).toEqual([['agentCycle', 'research/replay/worker/3/cycle']]);
+    const cycle = load('research-worker-cycle.json').events ?? [];
+    const activities = cycle.flatMap((event) => event.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+    expect(activities).toContain('boardWrite');
+    expect(activities.at(-1)).toBe('boardWrite');
+  });
+
   it('an edited history raises DeterminismViolationError', async () => {
     const history = load('agent-cycle-completed.json');
     // The second activity the cycle schedules is the echo tool; claim the workflow asked for a model call instead.
