@@ -8,7 +8,7 @@ import { factRoute, fixturePages } from '../../src/cli/research-fixture';
 import type { BoardEntry, EntryOf } from '../../src/core/research/board';
 import type { ResearchResult } from '../../src/core/research/run';
 import { researchWorkflowId, researchWorkerId } from '../../src/common/ids';
-import { boardQuery, statusQuery } from '../../src/common/messages/research';
+import { boardQuery, researchStatusQuery } from '../../src/common/messages/research';
 import { WorkerProcess } from '../faults/processes';
 import { ARTIFACTS } from '../helpers/chromium';
 import { type RedisServerHandle, startRedisServer } from '../helpers/redis-server';
@@ -185,7 +185,7 @@ describe('research run across two worker processes', () => {
     const outcome: ResearchResult = await handle.result();
     const endedAt = Date.now();
     const board = await handle.query(boardQuery);
-    const status = await handle.query(statusQuery);
+    const status = await handle.query(researchStatusQuery);
 
     expect(kill).toBeDefined();
     const killedAt = kill?.at ?? 0;

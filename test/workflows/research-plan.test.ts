@@ -16,7 +16,7 @@ import type { BoardEntry, EntryOf } from '../../src/core/research/board';
 import type { ResearchInput, ResearchResult } from '../../src/core/research/run';
 import { MAX_PLANNED_FACTS } from '../../src/core/research/plan';
 import { researchWorkflowId } from '../../src/common/ids';
-import { directiveSignal, statusQuery } from '../../src/common/messages/research';
+import { researchDirectiveSignal, researchStatusQuery } from '../../src/common/messages/research';
 import { useWorkflowEnvironment } from '../helpers/worker';
 import { researchTestWorker } from '../helpers/research';
 
@@ -68,7 +68,7 @@ async function planAndRun(
     const children = (history.events ?? []).flatMap(
       (event) => event.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? [],
     );
-    const status = await handle.query(statusQuery);
+    const status = await handle.query(researchStatusQuery);
     return {
       result,
       status,
@@ -170,7 +170,7 @@ describe('the supervisor writes STRATEGY from the question', () => {
     ];
     const routes = { [factRoute('Acme', 'revenue')]: verifyScript(b, 'Acme', '/acme', '1,234,567') };
     const { result } = await planAndRun({ question: 'What does Acme earn?' }, plan, routes, async (handle) => {
-      await handle.signal(directiveSignal, { text: 'Prefer the annual report', by: 'ada' });
+      await handle.signal(researchDirectiveSignal, { text: 'Prefer the annual report', by: 'ada' });
     });
 
     expect(result.outcome).toBe('complete');

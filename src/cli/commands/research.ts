@@ -11,7 +11,7 @@ import {
 } from '../../core/research/run';
 import { entryLine, strategyLines } from '../../core/research/render';
 import { researchWorkflowId } from '../../common/ids';
-import { boardQuery, directiveSignal } from '../../common/messages/research';
+import { boardQuery, researchDirectiveSignal } from '../../common/messages/research';
 import type { Config } from '../../config';
 import { ensureDevServer } from '../../dev-server/dev-server';
 import { createWorker } from '../../workers/create-worker';
@@ -131,7 +131,7 @@ export async function researchBoardCommand(runId: string, options: { json?: bool
 export async function researchDirectiveCommand(runId: string, text: string): Promise<number> {
   if (text.trim() === '' || text.length > 2000) throw new CliError('a directive is 1-2000 characters', EXIT.usage);
   const client = await runtime.client(runtime.config());
-  await client.workflow.getHandle(researchWorkflowId(runId)).signal(directiveSignal, { text, by: 'cli' });
+  await client.workflow.getHandle(researchWorkflowId(runId)).signal(researchDirectiveSignal, { text, by: 'cli' });
   out(`directive sent to research ${runId}`);
   return EXIT.ok;
 }
