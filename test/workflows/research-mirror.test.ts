@@ -2,13 +2,8 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import Redis from 'ioredis';
 import { mirrorEntries, mirrorKey } from '../../src/activities/research/mirror';
-import {
-  type FixtureWeb,
-  factRoute,
-  fixturePages,
-  serveFixtureWeb,
-  verifyScript,
-} from '../../src/cli/research-fixture';
+import { type FixtureWeb, fixturePages, serveFixtureWeb } from '../../src/cli/demo/fixture-web';
+import { factRoute, verifyScript } from '../../src/cli/demo/research-scripts';
 import { startDirectiveBridge } from '../../src/clients/directive-bridge';
 import type { BoardEntry } from '../../src/core/research/board';
 import { researchWorkflowId } from '../../src/common/ids';

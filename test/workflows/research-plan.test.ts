@@ -3,15 +3,8 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { RoutedScriptedProvider } from '../../src/activities/model/routed';
 import type { ScriptEntry } from '../../src/activities/model/scripted';
-import {
-  DEMO_COMPANIES,
-  type FixtureWeb,
-  factRoute,
-  fixturePages,
-  planRoute,
-  serveFixtureWeb,
-  verifyScript,
-} from '../../src/cli/research-fixture';
+import { type FixtureWeb, fixturePages, serveFixtureWeb } from '../../src/cli/demo/fixture-web';
+import { DEMO_COMPANIES, factRoute, planRoute, verifyScript } from '../../src/cli/demo/research-scripts';
 import type { BoardEntry, EntryOf } from '../../src/core/research/board';
 import type { ResearchInput, ResearchResult } from '../../src/core/research/run';
 import { MAX_PLANNED_FACTS } from '../../src/core/research/plan';

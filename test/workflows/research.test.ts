@@ -3,14 +3,8 @@ import { DefaultLogger } from '@temporalio/worker';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { type BoardWriteOutcome, createResearchActivities } from '../../src/activities/research/board';
 import type { ScriptEntry } from '../../src/activities/model/scripted';
-import {
-  type FixtureWeb,
-  demoRoutes,
-  factRoute,
-  fixturePages,
-  serveFixtureWeb,
-  verifyScript,
-} from '../../src/cli/research-fixture';
+import { type FixtureWeb, fixturePages, serveFixtureWeb } from '../../src/cli/demo/fixture-web';
+import { demoRoutes, factRoute, verifyScript } from '../../src/cli/demo/research-scripts';
 import type { BoardEntry } from '../../src/core/research/board';
 import type { ResearchInput } from '../../src/core/research/run';
 import { researchWorkflowId, researchWorkerId } from '../../src/common/ids';
