@@ -16,15 +16,8 @@ import { createModelResolver } from '../src/activities/model/registry';
 import type { ModelProvider } from '../src/activities/model/provider';
 import { RoutedScriptedProvider } from '../src/activities/model/routed';
 import { type ScriptEntry, ScriptedProvider } from '../src/activities/model/scripted';
-import {
-  DEMO_COMPANIES,
-  DEMO_PLAN,
-  type FixtureWeb,
-  demoRoutes,
-  fixturePages,
-  planRoute,
-  serveFixtureWeb,
-} from '../src/cli/research-fixture';
+import { type FixtureWeb, fixturePages, serveFixtureWeb } from '../src/cli/demo/fixture-web';
+import { DEMO_COMPANIES, DEMO_PLAN, demoRoutes, planRoute } from '../src/cli/demo/research-scripts';
 import { researchInvestigationId, researchWorkflowId, researchWorkerId, subagentCycleId } from '../src/common/ids';
 import type { AgentSettings } from '../src/core/agent/agent';
 import type { CycleInput } from '../src/core/cycle/input';

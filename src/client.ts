@@ -1,14 +1,24 @@
-// Client side: what an application that starts, talks to and reads agents needs. No worker code is loaded.
+// Client side: what an application that starts, talks to and reads agents, research runs and staged runs needs.
+// No worker code is loaded.
 export * from './core/scratchpad/scratchpad';
 export * from './core/agent/agent';
 export * from './core/cycle/input';
+export type { BoardEntry } from './core/research/board';
+export type { ResearchInput, ResearchResult, ResearchStatus, ResearchUsage } from './core/research/run';
+export type { StagedInput, StagedResult } from './core/staged/input';
 export { renderMarkdown } from './core/scratchpad/render';
 export * from './common/messages/agent';
 export * from './common/messages/cycle';
+export * from './common/messages/research';
+export * from './common/messages/staged';
 export * from './common/ids';
 export * from './common/search-attributes';
 export type * from './common/workflow-types';
-export * from './clients/agents';
-export * from './clients/connection';
+// One facade per workflow.
+export { Agents, type AgentTarget, type CycleSummary } from './clients/agents';
+export { ResearchRuns, type ResearchRunSummary } from './clients/research-runs';
+export { StagedRuns } from './clients/staged-runs';
+export { connectClient } from './clients/connection';
+export { type CycleStates, type History, cycleStatesFromHistory, fetchHistory } from './clients/histories';
 export * from './clients/schedules';
 export * from './clients/snapshots';

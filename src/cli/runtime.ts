@@ -1,9 +1,9 @@
 import { type Client, WorkflowUpdateFailedError } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
-import { type Config, ConfigError, describeConnection, loadConfig, resolveModelSpec } from '../config';
-import { connectClient } from '../clients/connection';
 import type { Worker } from '@temporalio/worker';
-import { createWorker } from '../workers/create-worker';
+import { type Config, ConfigError, LOG_LEVELS, describeConnection, loadConfig, resolveModelSpec } from '../config';
+import { connectClient } from '../clients/connection';
+import { hasPollers, isWorkflowTaskUnclaimed } from '../clients/task-queues';
+import type { WorkerSetup } from '../workers/create-worker';
 import { CliError, EXIT } from './errors';
 import { errorMessage } from '../common/error-message';
 
@@ -40,17 +40,28 @@ export async function client(current: Config): Promise<Client> {
   }
 }
 
-/** Whether the server has seen any poller on the task queue recently (it remembers pollers for minutes). */
-export async function hasPollers(temporalClient: Client, current: Config): Promise<boolean> {
-  const response = await temporalClient.workflowService.describeTaskQueue({
-    namespace: current.TEMPORAL_NAMESPACE,
-    taskQueue: {
-      name: current.SCRATCHPAD_TASK_QUEUE,
-      kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL,
-    },
-    taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-  });
-  return (response.pollers ?? []).length > 0;
+/**
+ * Worker and bundler chatter at INFO would drown the command's output; SCRATCHPAD_LOG_LEVEL raises it. Installed
+ * before this process first runs workflow code (a worker, a replay), which is when the worker runtime starts.
+ */
+export async function installWorkerLogger(): Promise<void> {
+  const { DefaultLogger, Runtime } = await import('@temporalio/worker');
+  const requested = (process.env.SCRATCHPAD_LOG_LEVEL ?? 'WARN').toUpperCase();
+  const level = (LOG_LEVELS as readonly string[]).includes(requested)
+    ? (requested as (typeof LOG_LEVELS)[number])
+    : 'WARN';
+  try {
+    Runtime.install({ logger: new DefaultLogger(level) });
+  } catch {
+    // Already installed in this process (by an earlier worker, or by an embedding program): keep that one.
+  }
+}
+
+/** A worker in this process, its runtime's logger installed first; the worker code is loaded only now. */
+export async function startWorker(setup: WorkerSetup): Promise<Worker> {
+  await installWorkerLogger();
+  const { createWorker } = await import('../workers/create-worker');
+  return createWorker(setup);
 }
 
 /** How long work may wait for a running worker before this process serves it itself. */
@@ -78,7 +89,7 @@ export class WorkerFallback {
    */
   async serve<T>(work: Promise<T>, workflowId: string, options: { quick?: boolean } = {}): Promise<T> {
     if (this.worker) return work;
-    if (!(await hasPollers(this.temporalClient, this.current))) {
+    if (!(await hasPollers(this.temporalClient, this.current.SCRATCHPAD_TASK_QUEUE))) {
       await this.start('no worker polls');
       return work;
     }
@@ -92,27 +103,18 @@ export class WorkerFallback {
       const done = await Promise.race([settled, waited]);
       clearTimeout(timer);
       if (done) return work;
-      if (options.quick || (await this.isUnclaimed(workflowId))) {
+      if (options.quick || (await isWorkflowTaskUnclaimed(this.temporalClient, workflowId))) {
         await this.start(`no worker took the task within ${WORKER_GRACE_MS / 1000} s on`);
         return work;
       }
     }
   }
 
-  /** A workflow task scheduled but not started means no live worker polls its queue. */
-  private async isUnclaimed(workflowId: string): Promise<boolean> {
-    const description = await this.temporalClient.workflowService
-      .describeWorkflowExecution({ namespace: this.current.TEMPORAL_NAMESPACE, execution: { workflowId } })
-      .catch(() => undefined);
-    const state = description?.pendingWorkflowTask?.state;
-    return state === temporal.api.enums.v1.PendingWorkflowTaskState.PENDING_WORKFLOW_TASK_STATE_SCHEDULED;
-  }
-
   private async start(reason: string): Promise<void> {
     this.log(
       `${reason} task queue "${this.current.SCRATCHPAD_TASK_QUEUE}"; running one in this process (model ${this.spec}).`,
     );
-    this.worker = await createWorker({ config: this.current, modelSpec: this.spec });
+    this.worker = await startWorker({ config: this.current, modelSpec: this.spec });
     this.running = this.worker.run();
   }
 

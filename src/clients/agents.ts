@@ -1,112 +1,217 @@
-import {
-  type Client,
-  WithStartWorkflowOperation,
-  type WorkflowExecutionDescription,
-  type WorkflowHandleWithSignaledRunId,
-  WorkflowNotFoundError,
-  type WorkflowUpdateOptions,
+import type {
+  Client,
+  WorkflowExecutionDescription,
+  WorkflowHandle,
+  WorkflowHandleWithSignaledRunId,
+  WorkflowUpdateOptions,
 } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
-import { TypedSearchAttributes } from '@temporalio/common';
-import type { AgentInput, AgentSettings } from '../core/agent/agent';
-import { type Scratchpad, ScratchpadSchema } from '../core/scratchpad/scratchpad';
-import { agentIdKey, cycleCountKey } from '../common/search-attributes';
-import { agentWorkflowId } from '../common/ids';
-import type { AgentWorkflow } from '../common/workflow-types';
-import type { directiveSignal, wakeSignal } from '../common/messages/agent';
+import type {
+  AgentSettings,
+  AgentStatus,
+  CycleRecord,
+  DirectiveRecord,
+  EnqueueArgs,
+  InjectArgs,
+  RunCycleArgs,
+  SendArgs,
+  SendResult,
+  WakeArgs,
+} from '../core/agent/agent';
+import type { CycleResult } from '../core/cycle/input';
+import type { Scratchpad } from '../core/scratchpad/scratchpad';
+import { agentWorkflowId, parseCycleWorkflowId } from '../common/ids';
+import {
+  configureUpdate,
+  cyclesQuery,
+  directiveSignal,
+  directivesQuery,
+  enqueueUpdate,
+  importUpdate,
+  injectUpdate,
+  runCycleUpdate,
+  scratchpadQuery,
+  sendUpdate,
+  statusQuery,
+  wakeSignal,
+} from '../common/messages/agent';
+import { currentQuery } from '../common/messages/cycle';
+import type { AgentCycleWorkflow, AgentWorkflow } from '../common/workflow-types';
+import { type AgentTarget, describeAgent, signalAgent, startAgent, updateAgent } from './agent-start';
+import { type CycleStates, type History, cycleStatesFromHistory, fetchHistory } from './histories';
+import { visibilityString } from './visibility';
 
-export interface AgentTarget {
-  agentId: string;
-  taskQueue: string;
-  /** Used only when this call starts the agent. */
-  settings?: Partial<AgentSettings>;
-  purpose?: string;
+export { type AgentTarget, describeAgent, signalAgent, updateAgent } from './agent-start';
+
+/** One cycle of an agent as visibility lists it. */
+export interface CycleSummary {
+  workflowId: string;
+  runId: string;
+  n: number;
+  status: string;
+  startTime: Date;
+  closeTime?: Date;
 }
 
 /**
- * The input for starting the agent workflow. An agent whose workflow closed (terminated, say) restarts from the
- * memo of its last run, with its cycle count, so neither memory nor cycle ids are lost.
+ * The agents facade: starts, messages and reads agents (`agent/<agentId>`) and their cycles. Every call that writes
+ * starts the agent first when it is not running; every read works without a worker unless it is a query.
  */
-async function startOptions(client: Client, target: AgentTarget) {
-  const input: AgentInput = {
-    agentId: target.agentId,
-    ...(target.purpose ? { purpose: target.purpose } : {}),
-    ...(target.settings ? { settings: target.settings as AgentSettings } : {}),
-  };
-  const previous = await describeAgent(client, target.agentId);
-  if (previous && previous.status.name !== 'RUNNING') {
-    const scratchpad = ScratchpadSchema().safeParse(
-      (previous.memo as { scratchpad?: unknown } | undefined)?.scratchpad,
-    );
-    const cycleCount = previous.typedSearchAttributes.get(cycleCountKey) ?? 0;
-    if (scratchpad.success) input.scratchpad = scratchpad.data;
-    input.handover = {
-      cycleCount,
-      cycles: [],
-      heldDirectives: [],
-      directiveLog: [],
-      usageByModel: {},
-      runs: 0,
-      pendingWake: false,
-    };
+export class Agents {
+  constructor(readonly client: Client) {}
+
+  /** Starts the agent workflow, or finds it running. */
+  start(target: AgentTarget): Promise<WorkflowHandle<AgentWorkflow>> {
+    return startAgent(this.client, target);
   }
-  return {
-    workflowId: agentWorkflowId(target.agentId),
-    taskQueue: target.taskQueue,
-    args: [input] as [AgentInput],
-    typedSearchAttributes: new TypedSearchAttributes([{ key: agentIdKey, value: target.agentId }]),
-    staticSummary: `agent ${target.agentId}`,
-  };
-}
 
-/** Runs an update on the agent, starting the agent workflow first if it is not running (update-with-start). */
-export async function updateAgent<Ret, Args extends unknown[]>(
-  client: Client,
-  target: AgentTarget,
-  update: UpdateDefinition<Ret, Args>,
-  args: Args,
-  options: Partial<WorkflowUpdateOptions> = {},
-): Promise<Ret> {
-  const startWorkflowOperation = new WithStartWorkflowOperation<AgentWorkflow>('agent', {
-    ...(await startOptions(client, target)),
-    workflowIdConflictPolicy: 'USE_EXISTING',
-  });
-  return client.workflow.executeUpdateWithStart(update, { ...options, args, startWorkflowOperation });
-}
-
-/** Sends a signal to the agent, starting it first if needed (signal-with-start). */
-export async function signalAgent(
-  client: Client,
-  target: AgentTarget,
-  signal: typeof directiveSignal | typeof wakeSignal,
-  args: unknown[],
-): Promise<WorkflowHandleWithSignaledRunId<AgentWorkflow>> {
-  return client.workflow.signalWithStart<AgentWorkflow, [string]>('agent', {
-    ...(await startOptions(client, target)),
-    signal: signal as typeof directiveSignal,
-    signalArgs: args as [string],
-  });
-}
-
-/** The agent workflow's latest run as the server describes it, or undefined when the agent was never started. */
-export async function describeAgent(
-  client: Client,
-  agentId: string,
-): Promise<WorkflowExecutionDescription | undefined> {
-  try {
-    return await client.workflow.getHandle(agentWorkflowId(agentId)).describe();
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return undefined;
-    throw error;
+  /** Runs any of the agent's updates, starting the agent first if it is not running (update-with-start). */
+  update<Ret, Args extends unknown[]>(
+    target: AgentTarget,
+    update: UpdateDefinition<Ret, Args>,
+    args: Args,
+    options: Partial<WorkflowUpdateOptions> = {},
+  ): Promise<Ret> {
+    return updateAgent(this.client, target, update, args, options);
   }
-}
 
-/**
- * The agent's active scratchpad without a worker: the memo the agent workflow keeps up to date,
- * or undefined when the agent has never been started.
- */
-export async function agentMemo(client: Client, agentId: string): Promise<{ scratchpad: Scratchpad } | undefined> {
-  const memo = (await describeAgent(client, agentId))?.memo as { scratchpad?: Scratchpad } | undefined;
-  if (memo?.scratchpad) return { scratchpad: memo.scratchpad };
-  return undefined;
+  /** Sends the agent a signal, starting it first if it is not running (signal-with-start). */
+  signal(
+    target: AgentTarget,
+    signal: typeof directiveSignal | typeof wakeSignal,
+    args: unknown[],
+  ): Promise<WorkflowHandleWithSignaledRunId<AgentWorkflow>> {
+    return signalAgent(this.client, target, signal, args);
+  }
+
+  /** One chat turn: respond, then reflect; resolves to the reply once the cycle is adopted. */
+  send(target: AgentTarget, args: SendArgs): Promise<SendResult> {
+    return this.update(target, sendUpdate, [args]);
+  }
+
+  /** One task cycle, with the given tasks enqueued first; resolves when the cycle has finished. */
+  runCycle(target: AgentTarget, args: RunCycleArgs = {}): Promise<CycleRecord> {
+    return this.update(target, runCycleUpdate, [args]);
+  }
+
+  /** Adds tasks and goals to the agent's scratchpad without running a cycle. */
+  enqueue(target: AgentTarget, args: EnqueueArgs): Promise<{ current_task: string | null; pending_actions: string[] }> {
+    return this.update(target, enqueueUpdate, [args]);
+  }
+
+  /** Sets one scratchpad section (seed 001 `inject`); resolves to the section's new content. */
+  inject(target: AgentTarget, args: InjectArgs): Promise<string> {
+    return this.update(target, injectUpdate, [args]);
+  }
+
+  /** Replaces the agent's active scratchpad (seed 001 `load`). */
+  import(target: AgentTarget, scratchpad: Scratchpad): Promise<void> {
+    return this.update(target, importUpdate, [scratchpad]);
+  }
+
+  /** Changes how the agent runs its cycles (an agent this call starts starts with them); resolves to the settings. */
+  configure(target: AgentTarget, settings: Partial<AgentSettings>): Promise<AgentSettings> {
+    return this.update({ ...target, settings }, configureUpdate, [settings]);
+  }
+
+  /** Steers the agent: the running cycle reads `text` at its next iteration, or the next cycle does. */
+  async directive(target: AgentTarget, text: string): Promise<void> {
+    await this.signal(target, directiveSignal, [text]);
+  }
+
+  /** Asks the agent to run a task cycle if tasks are pending, with `args.tasks` enqueued first. */
+  async wake(target: AgentTarget, args?: WakeArgs): Promise<void> {
+    await this.signal(target, wakeSignal, args === undefined ? [] : [args]);
+  }
+
+  /** The agent's active scratchpad, asked of the running workflow (a query: a worker must answer). */
+  scratchpad(agentId: string): Promise<Scratchpad> {
+    return this.handle(agentId).query(scratchpadQuery);
+  }
+
+  /** Cycles, the running cycle, held directives, usage and cost (a query). */
+  status(agentId: string): Promise<AgentStatus> {
+    return this.handle(agentId).query(statusQuery);
+  }
+
+  /** The cycles the agent's current run knows of, as the workflow records them (a query). */
+  cycles(agentId: string): Promise<CycleRecord[]> {
+    return this.handle(agentId).query(cyclesQuery);
+  }
+
+  /** Every directive the agent received and what became of it (a query). */
+  directives(agentId: string): Promise<DirectiveRecord[]> {
+    return this.handle(agentId).query(directivesQuery);
+  }
+
+  /** The agent workflow's latest run as the server describes it; undefined when the agent was never started. */
+  describe(agentId: string): Promise<WorkflowExecutionDescription | undefined> {
+    return describeAgent(this.client, agentId);
+  }
+
+  /** The active scratchpad from the agent workflow's memo, readable with no worker; undefined for a new agent. */
+  async memo(agentId: string): Promise<{ scratchpad: Scratchpad } | undefined> {
+    const memo = (await this.describe(agentId))?.memo as { scratchpad?: Scratchpad } | undefined;
+    return memo?.scratchpad ? { scratchpad: memo.scratchpad } : undefined;
+  }
+
+  /** Every cycle of the agent known to visibility, oldest first. */
+  async listCycles(agentId: string): Promise<CycleSummary[]> {
+    const cycles: CycleSummary[] = [];
+    const query = `WorkflowType = 'agentCycle' AND AgentId = ${visibilityString(agentId)}`;
+    for await (const execution of this.client.workflow.list({ query })) {
+      const parsed = parseCycleWorkflowId(execution.workflowId);
+      if (!parsed || parsed.agentId !== agentId) continue;
+      cycles.push({
+        workflowId: execution.workflowId,
+        runId: execution.runId,
+        n: parsed.n,
+        status: execution.status.name,
+        startTime: execution.startTime,
+        closeTime: execution.closeTime,
+      });
+    }
+    return cycles.sort((a, b) => a.n - b.n || a.startTime.getTime() - b.startTime.getTime());
+  }
+
+  /**
+   * Seed 000's `active.yaml` from histories alone: the after-state of the agent's latest completed cycle with
+   * `last_updated` stamped at the time that cycle closed; undefined while no cycle has completed.
+   */
+  async activeScratchpad(agentId: string): Promise<{ state: Scratchpad; cycle: CycleSummary } | undefined> {
+    const completed = (await this.listCycles(agentId)).filter((cycle) => cycle.status === 'COMPLETED');
+    const latest = completed.at(-1);
+    if (!latest) return undefined;
+    const result: CycleResult = await this.cycleHandle(latest.workflowId, latest.runId).result();
+    const stamp = (latest.closeTime ?? new Date()).toISOString();
+    return { state: { ...result.after, last_updated: stamp }, cycle: latest };
+  }
+
+  /** A cycle (`agent/<agentId>/cycle/<n>`) as the server describes it; rejects when there is no such cycle. */
+  describeCycle(cycleId: string): Promise<WorkflowExecutionDescription> {
+    return this.cycleHandle(cycleId).describe();
+  }
+
+  /** A cycle's history: its latest run, or the run `runId` names. */
+  cycleHistory(cycleId: string, runId?: string): Promise<History> {
+    return fetchHistory(this.client, cycleId, runId);
+  }
+
+  /** A cycle's before-state and, once it has completed, its result, read from its history (no worker needed). */
+  async cycleStates(cycleId: string, runId?: string): Promise<CycleStates> {
+    return cycleStatesFromHistory(await this.cycleHistory(cycleId, runId));
+  }
+
+  /** The live scratchpad of a running cycle, as of its last iteration (a query). */
+  currentScratchpad(cycleId: string): Promise<Scratchpad> {
+    return this.cycleHandle(cycleId).query(currentQuery);
+  }
+
+  private handle(agentId: string): WorkflowHandle<AgentWorkflow> {
+    return this.client.workflow.getHandle<AgentWorkflow>(agentWorkflowId(agentId));
+  }
+
+  private cycleHandle(cycleId: string, runId?: string): WorkflowHandle<AgentCycleWorkflow> {
+    return this.client.workflow.getHandle<AgentCycleWorkflow>(cycleId, runId);
+  }
 }

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import Redis from 'ioredis';
 import { researchWorkflowId } from '../common/ids';
-import { directiveSignal } from '../common/messages/research';
+import { researchDirectiveSignal } from '../common/messages/research';
 
 const CHANNELS = 'scratchpad:*:directives';
 const CHANNEL = /^scratchpad:([^:]+):directives$/;
@@ -32,7 +32,7 @@ export async function startDirectiveBridge(
     if (!directive) return log(`directive bridge: ignored an empty or oversize message on ${channel}`);
     client.workflow
       .getHandle(researchWorkflowId(runId))
-      .signal(directiveSignal, directive)
+      .signal(researchDirectiveSignal, directive)
       .then(
         () => (forwarded += 1),
         (error: Error) => log(`directive bridge: run ${runId}: ${error.message}`),

@@ -6,9 +6,6 @@ import { formatDuration } from '../core/duration';
 
 const WAKE_WORKFLOW: keyof WorkflowTypes = 'scheduledWake';
 
-/** The name a schedule gets when none is given. */
-export const DEFAULT_SCHEDULE_NAME = 'default';
-
 /** When a schedule fires: every fixed interval, or on a cron expression. */
 export type ScheduleTiming = { every: number } | { cron: string };
 
@@ -112,4 +109,21 @@ export async function listAgentSchedules(client: Client, agentId?: string): Prom
 /** Describes one schedule as a `list` row. */
 export async function describeAgentSchedule(client: Client, scheduleId: string): Promise<AgentScheduleInfo> {
   return summarize(scheduleId, await client.schedule.getHandle(scheduleId).describe());
+}
+
+/** What `changeAgentSchedule` can do to a schedule. */
+export type ScheduleChange = 'pause' | 'unpause' | 'trigger' | 'delete';
+
+/** Pauses, unpauses, fires once or deletes one schedule; `note` says why a pause or unpause happened. */
+export async function changeAgentSchedule(
+  client: Client,
+  scheduleId: string,
+  change: ScheduleChange,
+  note?: string,
+): Promise<void> {
+  const handle = client.schedule.getHandle(scheduleId);
+  if (change === 'pause') await handle.pause(note);
+  else if (change === 'unpause') await handle.unpause(note);
+  else if (change === 'trigger') await handle.trigger();
+  else await handle.delete();
 }

@@ -1,15 +1,9 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Client } from '@temporalio/client';
-import { defaultPayloadConverter } from '@temporalio/common';
-import type { temporal } from '@temporalio/proto';
 import YAML from 'yaml';
-import { type CycleResult, type ParsedCycleInput } from '../core/cycle/input';
 import { type Scratchpad, ScratchpadSchema } from '../core/scratchpad/scratchpad';
-import { agentMemo } from './agents';
-import { listCycles } from './connection';
-
-type History = temporal.api.history.v1.IHistory;
+import { Agents } from './agents';
 
 /** The scratchpad with keys in seed 000's order (task state first, then the five sections). */
 export function orderedScratchpad(state: Scratchpad): Scratchpad {
@@ -19,29 +13,6 @@ export function orderedScratchpad(state: Scratchpad): Scratchpad {
 /** YAML as seed 000 writes it: block style, keys in schema order. */
 export function snapshotYaml(state: Scratchpad): string {
   return YAML.stringify(orderedScratchpad(state), { lineWidth: 0 });
-}
-
-export interface CycleStates {
-  input: ParsedCycleInput;
-  result?: CycleResult;
-  startTime?: Date;
-}
-
-/** The before-state (WorkflowExecutionStarted input) and the result (WorkflowExecutionCompleted) of a cycle. */
-export function cycleStatesFromHistory(history: History): CycleStates {
-  const events = history.events ?? [];
-  const started = events[0]?.workflowExecutionStartedEventAttributes;
-  const payload = started?.input?.payloads?.[0];
-  if (!payload) throw new Error('history has no WorkflowExecutionStarted input');
-  const input = defaultPayloadConverter.fromPayload<ParsedCycleInput>(payload);
-  const completed = events.find((event) => event.workflowExecutionCompletedEventAttributes)
-    ?.workflowExecutionCompletedEventAttributes?.result?.payloads?.[0];
-  const seconds = events[0]?.eventTime?.seconds;
-  return {
-    input,
-    result: completed ? defaultPayloadConverter.fromPayload<CycleResult>(completed) : undefined,
-    startTime: seconds !== undefined && seconds !== null ? new Date(Number(seconds) * 1000) : undefined,
-  };
 }
 
 /** Seed 000's cycle name: the start time as `YYYYMMDD_HHMMSS` (UTC), prefixed with the cycle number. */
@@ -58,9 +29,9 @@ export async function writeSnapshots(client: Client, agentId: string, outDir: st
   await fs.mkdir(outDir, { recursive: true });
   const written: string[] = [];
   let active: Scratchpad | undefined;
-  for (const cycle of await listCycles(client, agentId)) {
-    const history = await client.workflow.getHandle(cycle.workflowId, cycle.runId).fetchHistory();
-    const states = cycleStatesFromHistory(history);
+  const agents = new Agents(client);
+  for (const cycle of await agents.listCycles(agentId)) {
+    const states = await agents.cycleStates(cycle.workflowId, cycle.runId);
     const prefix = snapshotPrefix(cycle.n, cycle.startTime);
     const write = async (name: string, state: Scratchpad) => {
       const file = path.join(outDir, name);
@@ -74,7 +45,7 @@ export async function writeSnapshots(client: Client, agentId: string, outDir: st
     }
   }
   // The running agent's memo is authoritative: it includes changes made between cycles (enqueue, inject).
-  active = (await agentMemo(client, agentId))?.scratchpad ?? active;
+  active = (await agents.memo(agentId))?.scratchpad ?? active;
   if (active) {
     const file = path.join(outDir, 'active.yaml');
     await fs.writeFile(file, snapshotYaml(active));

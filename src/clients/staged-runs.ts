@@ -1,19 +1,16 @@
-import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { type Client, type WorkflowHandle, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { StagedInput, StagedResult } from '../core/staged/input';
 import { agentIdKey } from '../common/search-attributes';
 import { parseStagedWorkflowId, stagedWorkflowId } from '../common/ids';
+import { type StagedProgress, stagedProgressQuery } from '../common/messages/staged';
 import type { StagedTaskWorkflow } from '../common/workflow-types';
-
-// Visibility strings are single-quoted; an agent id is letters, digits, ".", "_" and "-", but quote defensively.
-function quoted(value: string): string {
-  return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-}
+import { visibilityString } from './visibility';
 
 /** The highest n of the agent's `staged/<agentId>/<n>` runs that visibility knows of; 0 when none. */
 export async function lastStagedNumber(client: Client, agentId: string): Promise<number> {
   let highest = 0;
-  const query = `WorkflowType = 'stagedTask' AND AgentId = ${quoted(agentId)}`;
+  const query = `WorkflowType = 'stagedTask' AND AgentId = ${visibilityString(agentId)}`;
   for await (const execution of client.workflow.list({ query })) {
     highest = Math.max(highest, parseStagedWorkflowId(execution.workflowId)?.n ?? 0);
   }
@@ -24,7 +21,12 @@ export async function lastStagedNumber(client: Client, agentId: string): Promise
  * Starts the agent's staged run `staged/<agentId>/<n>`: the given n, or the next one, stepping past ids visibility
  * had not yet shown.
  */
-export async function startStaged(client: Client, taskQueue: string, input: StagedInput, given?: number) {
+export async function startStaged(
+  client: Client,
+  taskQueue: string,
+  input: StagedInput,
+  given?: number,
+): Promise<WorkflowHandle<StagedTaskWorkflow>> {
   let n = given ?? (await lastStagedNumber(client, input.agentId)) + 1;
   for (let tries = 0; ; tries++) {
     try {
@@ -48,7 +50,7 @@ export async function startStaged(client: Client, taskQueue: string, input: Stag
  */
 export async function previousScratchpad(client: Client, agentId: string): Promise<string> {
   const query =
-    `AgentId = ${quoted(agentId)} AND ExecutionStatus = 'Completed' AND ` +
+    `AgentId = ${visibilityString(agentId)} AND ExecutionStatus = 'Completed' AND ` +
     `WorkflowType IN ('stagedTask', 'agentCycle')`;
   let latest: { workflowId: string; runId: string; closed: number } | undefined;
   for await (const execution of client.workflow.list({ query })) {
@@ -62,4 +64,41 @@ export async function previousScratchpad(client: Client, agentId: string): Promi
   const result = (await client.workflow.getHandle(latest.workflowId, latest.runId).result()) as
     Pick<StagedResult, 'scratchpad'> | undefined;
   return typeof result?.scratchpad === 'string' ? result.scratchpad : '';
+}
+
+/**
+ * The staged-runs facade (seed 004): starts an agent's staged runs (`staged/<agentId>/<n>`) and reads their
+ * progress and results.
+ */
+export class StagedRuns {
+  constructor(readonly client: Client) {}
+
+  /** Starts the run numbered `options.n`, or the agent's next one. */
+  start(input: StagedInput, options: { taskQueue: string; n?: number }): Promise<WorkflowHandle<StagedTaskWorkflow>> {
+    return startStaged(this.client, options.taskQueue, input, options.n);
+  }
+
+  /** Where the run stands: phase, plan, stages so far, verifications, and the outcome once known (a query). */
+  progress(workflowId: string): Promise<StagedProgress> {
+    return this.handle(workflowId).query(stagedProgressQuery);
+  }
+
+  /** The run's result, once it has finished. */
+  result(workflowId: string): Promise<StagedResult> {
+    return this.handle(workflowId).result();
+  }
+
+  /** The number of the agent's latest staged run visibility knows of; 0 when none. */
+  lastNumber(agentId: string): Promise<number> {
+    return lastStagedNumber(this.client, agentId);
+  }
+
+  /** The run-local notes of the agent's latest finished staged run or cycle (`--prior-scratchpad last`). */
+  previousScratchpad(agentId: string): Promise<string> {
+    return previousScratchpad(this.client, agentId);
+  }
+
+  private handle(workflowId: string): WorkflowHandle<StagedTaskWorkflow> {
+    return this.client.workflow.getHandle<StagedTaskWorkflow>(workflowId);
+  }
 }

@@ -2,7 +2,7 @@ import type { temporal } from '@temporalio/proto';
 import { type InjectedSinks, Worker } from '@temporalio/worker';
 import { type Change, diffScratchpads } from '../core/scratchpad/diff';
 import type { Scratchpad } from '../core/scratchpad/scratchpad';
-import { cycleStatesFromHistory } from './snapshots';
+import { cycleStatesFromHistory } from './histories';
 import type { TimelineEntry, TimelineSinks } from '../common/timeline-sink';
 import { workflowWorkerOptions } from '../config/paths';
 

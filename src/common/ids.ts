@@ -30,6 +30,9 @@ export function parseCycleWorkflowId(workflowId: string): { agentId: string; n: 
   return match ? { agentId: match[1] as string, n: Number(match[2]) } : undefined;
 }
 
+/** The name an agent's schedule gets when none is given. */
+export const DEFAULT_SCHEDULE_NAME = 'default';
+
 /** `agent/<agentId>/schedule/<name>`: the id of one of an agent's schedules. */
 export function agentScheduleId(agentId: string, name: string): string {
   return `agent/${agentId}/schedule/${name}`;

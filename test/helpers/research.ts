@@ -7,7 +7,7 @@ import { RoutedScriptedProvider } from '../../src/activities/model/routed';
 import type { ScriptEntry } from '../../src/activities/model/scripted';
 import type { ObservationStore } from '../../src/activities/observations/entry';
 import { MemoryObservationStore } from '../../src/activities/observations/memory-store';
-import type { FixtureWeb } from '../../src/cli/research-fixture';
+import type { FixtureWeb } from '../../src/cli/demo/fixture-web';
 import { workerSinks } from '../../src/workers/create-worker';
 import { uniqueTaskQueue } from './temporal';
 import { sandboxOptions } from './worker';

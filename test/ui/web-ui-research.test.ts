@@ -3,13 +3,8 @@ import * as path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Browser, Page } from 'playwright-core';
-import {
-  type FixtureWeb,
-  factRoute,
-  fixturePages,
-  serveFixtureWeb,
-  verifyScript,
-} from '../../src/cli/research-fixture';
+import { type FixtureWeb, fixturePages, serveFixtureWeb } from '../../src/cli/demo/fixture-web';
+import { factRoute, verifyScript } from '../../src/cli/demo/research-scripts';
 import { researchWorkflowId } from '../../src/common/ids';
 import { boardQuery } from '../../src/common/messages/research';
 import { ARTIFACTS, frameShowing, launchChromium } from '../helpers/chromium';

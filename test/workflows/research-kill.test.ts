@@ -4,11 +4,12 @@ import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { factRoute, fixturePages } from '../../src/cli/research-fixture';
+import { fixturePages } from '../../src/cli/demo/fixture-web';
+import { factRoute } from '../../src/cli/demo/research-scripts';
 import type { BoardEntry, EntryOf } from '../../src/core/research/board';
 import type { ResearchResult } from '../../src/core/research/run';
 import { researchWorkflowId, researchWorkerId } from '../../src/common/ids';
-import { boardQuery, statusQuery } from '../../src/common/messages/research';
+import { boardQuery, researchStatusQuery } from '../../src/common/messages/research';
 import { WorkerProcess } from '../faults/processes';
 import { ARTIFACTS } from '../helpers/chromium';
 import { type RedisServerHandle, startRedisServer } from '../helpers/redis-server';
@@ -185,7 +186,7 @@ describe('research run across two worker processes', () => {
     const outcome: ResearchResult = await handle.result();
     const endedAt = Date.now();
     const board = await handle.query(boardQuery);
-    const status = await handle.query(statusQuery);
+    const status = await handle.query(researchStatusQuery);
 
     expect(kill).toBeDefined();
     const killedAt = kill?.at ?? 0;

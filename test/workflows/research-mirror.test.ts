@@ -2,17 +2,12 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import Redis from 'ioredis';
 import { mirrorEntries, mirrorKey } from '../../src/activities/research/mirror';
-import {
-  type FixtureWeb,
-  factRoute,
-  fixturePages,
-  serveFixtureWeb,
-  verifyScript,
-} from '../../src/cli/research-fixture';
+import { type FixtureWeb, fixturePages, serveFixtureWeb } from '../../src/cli/demo/fixture-web';
+import { factRoute, verifyScript } from '../../src/cli/demo/research-scripts';
 import { startDirectiveBridge } from '../../src/clients/directive-bridge';
 import type { BoardEntry } from '../../src/core/research/board';
 import { researchWorkflowId } from '../../src/common/ids';
-import { boardQuery, statusQuery } from '../../src/common/messages/research';
+import { boardQuery, researchStatusQuery } from '../../src/common/messages/research';
 import { type RedisServerHandle, testRedisServer } from '../helpers/redis';
 import { testEnvironment } from '../helpers/temporal';
 import { bundleWorkflows } from '../helpers/worker';
@@ -65,7 +60,9 @@ describe('research board Redis mirror', () => {
             },
           ],
         });
-        await waitFor(async () => (await handle.query(statusQuery)).facts.every((fact) => fact.state === 'PENDING'));
+        await waitFor(async () =>
+          (await handle.query(researchStatusQuery)).facts.every((fact) => fact.state === 'PENDING'),
+        );
         await redis.publish(
           `scratchpad:${runId}:directives`,
           JSON.stringify({ text: 'cite annual reports', by: 'ops' }),

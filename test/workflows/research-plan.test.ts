@@ -3,20 +3,13 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { RoutedScriptedProvider } from '../../src/activities/model/routed';
 import type { ScriptEntry } from '../../src/activities/model/scripted';
-import {
-  DEMO_COMPANIES,
-  type FixtureWeb,
-  factRoute,
-  fixturePages,
-  planRoute,
-  serveFixtureWeb,
-  verifyScript,
-} from '../../src/cli/research-fixture';
+import { type FixtureWeb, fixturePages, serveFixtureWeb } from '../../src/cli/demo/fixture-web';
+import { DEMO_COMPANIES, factRoute, planRoute, verifyScript } from '../../src/cli/demo/research-scripts';
 import type { BoardEntry, EntryOf } from '../../src/core/research/board';
 import type { ResearchInput, ResearchResult } from '../../src/core/research/run';
 import { MAX_PLANNED_FACTS } from '../../src/core/research/plan';
 import { researchWorkflowId } from '../../src/common/ids';
-import { directiveSignal, statusQuery } from '../../src/common/messages/research';
+import { researchDirectiveSignal, researchStatusQuery } from '../../src/common/messages/research';
 import { useWorkflowEnvironment } from '../helpers/worker';
 import { researchTestWorker } from '../helpers/research';
 
@@ -68,7 +61,7 @@ async function planAndRun(
     const children = (history.events ?? []).flatMap(
       (event) => event.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? [],
     );
-    const status = await handle.query(statusQuery);
+    const status = await handle.query(researchStatusQuery);
     return {
       result,
       status,
@@ -170,7 +163,7 @@ describe('the supervisor writes STRATEGY from the question', () => {
     ];
     const routes = { [factRoute('Acme', 'revenue')]: verifyScript(b, 'Acme', '/acme', '1,234,567') };
     const { result } = await planAndRun({ question: 'What does Acme earn?' }, plan, routes, async (handle) => {
-      await handle.signal(directiveSignal, { text: 'Prefer the annual report', by: 'ada' });
+      await handle.signal(researchDirectiveSignal, { text: 'Prefer the annual report', by: 'ada' });
     });
 
     expect(result.outcome).toBe('complete');

@@ -2,12 +2,13 @@ import { TypedSearchAttributes } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { ScriptEntry } from '../../src/activities/model/scripted';
-import { type FixtureWeb, factRoute, fixturePages, serveFixtureWeb } from '../../src/cli/research-fixture';
+import { type FixtureWeb, fixturePages, serveFixtureWeb } from '../../src/cli/demo/fixture-web';
+import { factRoute } from '../../src/cli/demo/research-scripts';
 import type { CycleResult } from '../../src/core/cycle/input';
 import type { ResearchResult, WorkerResult } from '../../src/core/research/run';
 import { defaultScratchpad } from '../../src/core/scratchpad/scratchpad';
 import { researchInvestigationId, researchWorkflowId, researchWorkerId, subagentCycleId } from '../../src/common/ids';
-import { statusQuery } from '../../src/common/messages/research';
+import { researchStatusQuery } from '../../src/common/messages/research';
 import { agentIdKey } from '../../src/common/search-attributes';
 import { useWorkflowEnvironment } from '../helpers/worker';
 import { researchTestWorker } from '../helpers/research';
@@ -92,7 +93,7 @@ describe("research workers run on spawn_subagent's machinery", () => {
       );
       const subId = subagentCycleId(researchInvestigationId(w2), 1);
       const sub: CycleResult = await env.client.workflow.getHandle(subId).result();
-      return { result, status: await handle.query(statusQuery), workers, sub };
+      return { result, status: await handle.query(researchStatusQuery), workers, sub };
     });
     expect(result.outcome).toBe('complete');
     expect(workers.map((w) => w.wrote)).toEqual([

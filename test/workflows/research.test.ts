@@ -3,21 +3,15 @@ import { DefaultLogger } from '@temporalio/worker';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { type BoardWriteOutcome, createResearchActivities } from '../../src/activities/research/board';
 import type { ScriptEntry } from '../../src/activities/model/scripted';
-import {
-  type FixtureWeb,
-  demoRoutes,
-  factRoute,
-  fixturePages,
-  serveFixtureWeb,
-  verifyScript,
-} from '../../src/cli/research-fixture';
+import { type FixtureWeb, fixturePages, serveFixtureWeb } from '../../src/cli/demo/fixture-web';
+import { demoRoutes, factRoute, verifyScript } from '../../src/cli/demo/research-scripts';
 import type { BoardEntry } from '../../src/core/research/board';
 import type { ResearchInput } from '../../src/core/research/run';
 import { researchWorkflowId, researchWorkerId } from '../../src/common/ids';
 import {
   boardQuery,
-  directiveSignal,
-  statusQuery,
+  researchDirectiveSignal,
+  researchStatusQuery,
   synthesizeUpdate,
   writeUpdate,
 } from '../../src/common/messages/research';
@@ -75,7 +69,7 @@ async function startInitechClaimed(taskQueue: string, runId: string) {
     entities: ['Initech'],
     fields: ['revenue', 'employees'],
   });
-  await waitFor(async () => (await handle.query(statusQuery)).facts.every((fact) => fact.state === 'PENDING'));
+  await waitFor(async () => (await handle.query(researchStatusQuery)).facts.every((fact) => fact.state === 'PENDING'));
   return handle;
 }
 
@@ -190,7 +184,7 @@ describe('research run on the dev server', () => {
       await expect(early).rejects.toThrow();
       expect(await handle.query(boardQuery)).toEqual(before);
 
-      await handle.signal(directiveSignal, { text: 'prefer audited annual reports', by: 'alice' });
+      await handle.signal(researchDirectiveSignal, { text: 'prefer audited annual reports', by: 'alice' });
       await waitFor(async () => ofType(await handle.query(boardQuery), 'STRATEGY').length === 2);
       const outcome = await handle.result();
       expect(outcome.outcome).toBe('complete');
@@ -199,7 +193,7 @@ describe('research run on the dev server', () => {
       expect(strategies[1]).toMatchObject({ body: { directives: ['prefer audited annual reports'] } });
       expect(ofType(board, 'USER_DIRECTIVE')).toMatchObject([{ author: { role: 'user', id: 'alice' } }]);
       // Both workers ran once, start to finish: the directive did not stop or restart them.
-      expect((await handle.query(statusQuery)).workersStarted).toBe(2);
+      expect((await handle.query(researchStatusQuery)).workersStarted).toBe(2);
       for (const id of [w1, w2]) {
         expect(await env.client.workflow.getHandle(id).result()).toMatchObject({
           turns: 3,

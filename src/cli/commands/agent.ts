@@ -1,31 +1,18 @@
 import * as fs from 'node:fs/promises';
-import type { Client } from '@temporalio/client';
 import YAML from 'yaml';
-import { type AgentTarget, describeAgent, signalAgent, updateAgent } from '../../clients/agents';
+import { type AgentTarget, Agents } from '../../clients/agents';
 import type { Config } from '../../config';
-import { listCycles } from '../../clients/connection';
 import type { AgentSettings } from '../../core/agent/agent';
 import { type Scratchpad, normalizeScratchpad } from '../../core/scratchpad/scratchpad';
-import { cycleStatesFromHistory } from '../../clients/snapshots';
-import {
-  configureUpdate,
-  directiveSignal,
-  enqueueUpdate,
-  importUpdate,
-  injectUpdate,
-  scratchpadQuery,
-  sendUpdate,
-  statusQuery,
-  wakeSignal,
-} from '../../common/messages/agent';
 import { CliError, EXIT, outcomeExitCode } from '../errors';
 import * as runtime from '../runtime';
 import { agentWorkflowId, validateAgentId } from '../../common/ids';
 import { errorMessage } from '../../common/error-message';
 
+/** The `format` an export document carries, so `import` tells it from a bare scratchpad. */
 export const EXPORT_FORMAT = 'durable-scratchpad/agent-v1';
 
-/** Configuration, client and the agent addressed by a command; the agent id is checked first. */
+/** Configuration and the agent a command addresses; the agent id is checked first. */
 export async function agentContext(agentId: string) {
   const problem = validateAgentId(agentId);
   if (problem) throw new CliError(problem, EXIT.usage);
@@ -38,8 +25,8 @@ export async function agentContext(agentId: string) {
  * A running agent keeps the task queue it started on; serve that one, so changing SCRATCHPAD_TASK_QUEUE later does
  * not leave the agent without a worker.
  */
-export async function onAgentQueue(client: Client, config: Config, target: AgentTarget) {
-  const description = await describeAgent(client, target.agentId);
+export async function onAgentQueue(agents: Agents, config: Config, target: AgentTarget) {
+  const description = await agents.describe(target.agentId);
   if (!description || description.status.name !== 'RUNNING') return { config, target };
   const queue = description.taskQueue;
   return { config: { ...config, SCRATCHPAD_TASK_QUEUE: queue }, target: { ...target, taskQueue: queue } };
@@ -49,28 +36,27 @@ export async function onAgentQueue(client: Client, config: Config, target: Agent
 async function withAgent<T>(
   agentId: string,
   model: string | undefined,
-  work: (client: Client, target: AgentTarget) => Promise<T>,
+  work: (agents: Agents, target: AgentTarget) => Promise<T>,
   options: { quick?: boolean } = {},
 ) {
   const context = await agentContext(agentId);
   const spec = runtime.modelSpec(context.config, model);
   const client = await runtime.client(context.config);
-  const { config, target } = await onAgentQueue(client, context.config, context.target);
+  const agents = new Agents(client);
+  const { config, target } = await onAgentQueue(agents, context.config, context.target);
   return runtime.withWorker(
     client,
     config,
     spec,
     agentWorkflowId(agentId),
-    () => runtime.unwrapUpdateErrors(() => work(client, target)),
+    () => runtime.unwrapUpdateErrors(() => work(agents, target)),
     options,
   );
 }
 
 /** `scratchpad send AGENT TEXT`: one chat turn; prints the reply. */
 export async function sendCommand(agentId: string, message: string, options: { json?: boolean; model?: string }) {
-  const result = await withAgent(agentId, options.model, (client, target) =>
-    updateAgent(client, target, sendUpdate, [{ message }]),
-  );
+  const result = await withAgent(agentId, options.model, (agents, target) => agents.send(target, { message }));
   if (options.json) {
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   } else {
@@ -86,8 +72,7 @@ export async function sendCommand(agentId: string, message: string, options: { j
 export async function directiveCommand(agentId: string, text: string) {
   if (text.trim() === '') throw new CliError('a directive needs some text', EXIT.usage);
   const { config, target } = await agentContext(agentId);
-  const client = await runtime.client(config);
-  await signalAgent(client, target, directiveSignal, [text]);
+  await new Agents(await runtime.client(config)).directive(target, text);
   process.stdout.write(`Directive sent to ${agentWorkflowId(agentId)}.\n`);
   return EXIT.ok;
 }
@@ -95,16 +80,15 @@ export async function directiveCommand(agentId: string, text: string) {
 /** `scratchpad wake AGENT`: run a task cycle if tasks are pending. */
 export async function wakeCommand(agentId: string, options: { task: string[] }) {
   const { config, target } = await agentContext(agentId);
-  const client = await runtime.client(config);
-  await signalAgent(client, target, wakeSignal, [{ tasks: options.task, trigger: 'manual' }]);
+  await new Agents(await runtime.client(config)).wake(target, { tasks: options.task, trigger: 'manual' });
   process.stdout.write(`Wake sent to ${agentWorkflowId(agentId)}.\n`);
   return EXIT.ok;
 }
 
 /** `scratchpad inject AGENT SECTION TEXT`: seed 001 `inject`. */
 export async function injectCommand(agentId: string, section: string, content: string, options: { model?: string }) {
-  const result = await withAgent(agentId, options.model, (client, target) =>
-    updateAgent(client, target, injectUpdate, [{ section: section as never, content }]),
+  const result = await withAgent(agentId, options.model, (agents, target) =>
+    agents.inject(target, { section: section as never, content }),
   );
   process.stdout.write(`${section} = ${result}\n`);
   return EXIT.ok;
@@ -112,8 +96,8 @@ export async function injectCommand(agentId: string, section: string, content: s
 
 /** `scratchpad enqueue AGENT --task T --goal G`: add to the task queue without running a cycle. */
 export async function enqueueCommand(agentId: string, options: { task: string[]; goal: string[]; model?: string }) {
-  const result = await withAgent(agentId, options.model, (client, target) =>
-    updateAgent(client, target, enqueueUpdate, [{ tasks: options.task, goals: options.goal }]),
+  const result = await withAgent(agentId, options.model, (agents, target) =>
+    agents.enqueue(target, { tasks: options.task, goals: options.goal }),
   );
   process.stdout.write(
     `current_task: ${result.current_task ?? '(none)'}\npending_actions: ${result.pending_actions.length}\n`,
@@ -123,12 +107,7 @@ export async function enqueueCommand(agentId: string, options: { task: string[];
 
 /** `scratchpad status AGENT`: cycles, what is running, held directives, usage and cost. */
 export async function statusCommand(agentId: string, options: { json?: boolean; model?: string }) {
-  const status = await withAgent(
-    agentId,
-    options.model,
-    (client) => client.workflow.getHandle(agentWorkflowId(agentId)).query(statusQuery),
-    { quick: true },
-  );
+  const status = await withAgent(agentId, options.model, (agents) => agents.status(agentId), { quick: true });
   if (options.json) {
     process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
     return EXIT.ok;
@@ -147,14 +126,35 @@ export async function statusCommand(agentId: string, options: { json?: boolean; 
   return EXIT.ok;
 }
 
+/** The options of `scratchpad configure`, as commander parses them. */
+export interface ConfigureOptions {
+  cycleModel?: string;
+  reflectModel?: string;
+  singlePhase?: boolean;
+  twoPhase?: boolean;
+  budget?: number;
+  maxIterations?: number;
+  continueAsNewEvery?: number;
+}
+
 /** `scratchpad configure AGENT ...`: change how the agent runs its cycles. */
-export async function configureCommand(agentId: string, options: Partial<AgentSettings> & { model?: string }) {
-  const changes = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
+export async function configureCommand(agentId: string, options: ConfigureOptions) {
+  if (options.singlePhase && options.twoPhase) {
+    throw new CliError('choose --single-phase or --two-phase, not both', EXIT.usage);
+  }
+  const requested: Partial<AgentSettings> = {
+    model: options.cycleModel,
+    reflectModel: options.reflectModel,
+    twoPhase: options.singlePhase ? false : options.twoPhase ? true : undefined,
+    budgetChars: options.budget,
+    maxIterations: options.maxIterations,
+    continueAsNewEvery: options.continueAsNewEvery,
+  };
+  const changes = Object.fromEntries(Object.entries(requested).filter(([, value]) => value !== undefined));
   if (Object.keys(changes).length === 0)
     throw new CliError('nothing to configure: give at least one option', EXIT.usage);
-  const settings = await withAgent(agentId, options.model, (client, target) =>
-    updateAgent(client, { ...target, settings: changes }, configureUpdate, [changes]),
-  );
+  // The cycle model is also the model of an in-process worker, should this command need one.
+  const settings = await withAgent(agentId, options.cycleModel, (agents, target) => agents.configure(target, changes));
   process.stdout.write(`${JSON.stringify(settings, null, 2)}\n`);
   return EXIT.ok;
 }
@@ -164,10 +164,7 @@ export async function exportCommand(agentId: string, options: { model?: string }
   const { scratchpad, status } = await withAgent(
     agentId,
     options.model,
-    async (client) => {
-      const handle = client.workflow.getHandle(agentWorkflowId(agentId));
-      return { scratchpad: await handle.query(scratchpadQuery), status: await handle.query(statusQuery) };
-    },
+    async (agents) => ({ scratchpad: await agents.scratchpad(agentId), status: await agents.status(agentId) }),
     { quick: true },
   );
   const document = {
@@ -205,7 +202,7 @@ export async function readImport(file: string): Promise<Scratchpad> {
 /** `scratchpad import AGENT FILE`: seed 001 `load`; replaces the agent's active scratchpad. */
 export async function importCommand(agentId: string, file: string, options: { model?: string }) {
   const scratchpad = await readImport(file);
-  await withAgent(agentId, options.model, (client, target) => updateAgent(client, target, importUpdate, [scratchpad]));
+  await withAgent(agentId, options.model, (agents, target) => agents.import(target, scratchpad));
   process.stdout.write(`Imported ${file} into ${agentWorkflowId(agentId)}.\n`);
   return EXIT.ok;
 }
@@ -213,12 +210,10 @@ export async function importCommand(agentId: string, file: string, options: { mo
 /** `scratchpad trace AGENT --out FILE`: seed 001 `export_trace`, read from the cycles' histories. */
 export async function traceCommand(agentId: string, options: { out: string }) {
   const { config } = await agentContext(agentId);
-  const client = await runtime.client(config);
+  const agents = new Agents(await runtime.client(config));
   const turns = [];
-  for (const cycle of await listCycles(client, agentId)) {
-    const states = cycleStatesFromHistory(
-      await client.workflow.getHandle(cycle.workflowId, cycle.runId).fetchHistory(),
-    );
+  for (const cycle of await agents.listCycles(agentId)) {
+    const states = await agents.cycleStates(cycle.workflowId, cycle.runId);
     turns.push({
       turn: cycle.n,
       cycleId: cycle.workflowId,

@@ -1,7 +1,6 @@
 import * as readline from 'node:readline';
-import { signalAgent, updateAgent } from '../../clients/agents';
+import { Agents } from '../../clients/agents';
 import { renderMarkdown } from '../../core/scratchpad/render';
-import { directiveSignal, scratchpadQuery, sendUpdate } from '../../common/messages/agent';
 import { CliError, EXIT } from '../errors';
 import * as runtime from '../runtime';
 import { agentContext, onAgentQueue } from './agent';
@@ -15,7 +14,8 @@ export async function chatCommand(agentId: string, options: { model?: string }):
   const context = await agentContext(agentId);
   const spec = runtime.modelSpec(context.config, options.model);
   const client = await runtime.client(context.config);
-  const { config, target } = await onAgentQueue(client, context.config, context.target);
+  const agents = new Agents(client);
+  const { config, target } = await onAgentQueue(agents, context.config, context.target);
   const interactive = process.stdin.isTTY === true;
   const prompt = () => interactive && process.stdout.write('you> ');
   process.stderr.write(`Chatting with ${agentWorkflowId(agentId)} (model ${spec}). ${HELP}\n`);
@@ -31,13 +31,7 @@ export async function chatCommand(agentId: string, options: { model?: string }):
           // Nothing to send.
         } else if (line === '/scratchpad') {
           const state = await fallback
-            .serve(
-              client.workflow.getHandle(agentWorkflowId(agentId)).query(scratchpadQuery),
-              agentWorkflowId(agentId),
-              {
-                quick: true,
-              },
-            )
+            .serve(agents.scratchpad(agentId), agentWorkflowId(agentId), { quick: true })
             .catch(() => {
               throw new CliError('the agent has not started yet: send a message first');
             });
@@ -45,13 +39,13 @@ export async function chatCommand(agentId: string, options: { model?: string }):
         } else if (line.startsWith('/directive')) {
           const text = line.slice('/directive'.length).trim();
           if (!text) throw new CliError('usage: /directive TEXT');
-          await signalAgent(client, target, directiveSignal, [text]);
+          await agents.directive(target, text);
           process.stdout.write('(directive sent)\n');
         } else if (line.startsWith('/')) {
           process.stdout.write(`${HELP}\n`);
         } else {
           const result = await runtime.unwrapUpdateErrors(() =>
-            fallback.serve(updateAgent(client, target, sendUpdate, [{ message: line }]), agentWorkflowId(agentId)),
+            fallback.serve(agents.send(target, { message: line }), agentWorkflowId(agentId)),
           );
           process.stdout.write(`agent> ${result.reply}\n`);
           if (result.outcome !== 'completed') process.stdout.write(`(cycle ${result.cycleId}: ${result.outcome})\n`);

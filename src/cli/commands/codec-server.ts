@@ -1,32 +1,7 @@
-import type { Run } from '../groups/run';
-import type { Command } from 'commander';
 import { startCodecServer } from '../../clients/codec-server';
 import { EncryptionCodec } from '../../common/encryption-codec';
 import { CliError, EXIT } from '../errors';
 import * as runtime from '../runtime';
-
-const DEFAULT_PORT = 8888;
-
-function parsePort(value: string): number {
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 1 || port > 65_535) {
-    throw new CliError(`invalid --port "${value}": expected 1-65535`, EXIT.usage);
-  }
-  return port;
-}
-
-function parseOrigin(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new CliError(`invalid --origin "${value}": expected a URL such as http://localhost:8233`, EXIT.usage);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new CliError(`invalid --origin "${value}": expected http or https`, EXIT.usage);
-  }
-  return url.origin;
-}
 
 /** `scratchpad codec-server`: decodes encrypted payloads for the Web UI until interrupted. */
 export async function codecServerCommand(options: { port: number; origin?: string }): Promise<number> {
@@ -50,14 +25,4 @@ export async function codecServerCommand(options: { port: number; origin?: strin
   });
   await server.close();
   return EXIT.ok;
-}
-
-/** Adds `codec-server` to the program. */
-export function registerCodecServerCommand(program: Command, run: Run): void {
-  program
-    .command('codec-server')
-    .description("decrypt payloads for the Temporal Web UI (Temporal's codec-server protocol, CORS for the UI)")
-    .option('--port <n>', `port on 127.0.0.1 (default ${DEFAULT_PORT})`, parsePort, DEFAULT_PORT)
-    .option('--origin <url>', 'the Web UI origin allowed to call it (default TEMPORAL_UI_URL)', parseOrigin)
-    .action(run(codecServerCommand));
 }

@@ -1,18 +1,18 @@
 import * as fs from 'node:fs/promises';
 import YAML from 'yaml';
-import { updateAgent } from '../../clients/agents';
+import { Agents } from '../../clients/agents';
+import { StagedRuns } from '../../clients/staged-runs';
 import { describeChanges, diffScratchpads } from '../../core/scratchpad/diff';
 import { type Scratchpad, normalizeScratchpad } from '../../core/scratchpad/scratchpad';
 import { CliError, EXIT, outcomeExitCode } from '../errors';
 import { workflowUrl } from '../format';
 import * as runtime from '../runtime';
-import { cycleStatesFromHistory } from '../../clients/snapshots';
-import { importUpdate, runCycleUpdate } from '../../common/messages/agent';
 import { agentContext, onAgentQueue } from './agent';
 import { agentWorkflowId } from '../../common/ids';
 import { errorMessage } from '../../common/error-message';
 import { resolvePriorScratchpad } from './staged';
 
+/** The options of `scratchpad cycle`, as commander parses them. */
 export interface CycleOptions {
   agent: string;
   task: string[];
@@ -45,22 +45,25 @@ export async function cycleCommand(options: CycleOptions): Promise<number> {
   const spec = runtime.modelSpec(context.config, options.model);
   const from = options.from ? await readScratchpadFile(options.from) : undefined;
   const client = await runtime.client(context.config);
-  const { config, target } = await onAgentQueue(client, context.config, context.target);
+  const agents = new Agents(client);
+  const { config, target } = await onAgentQueue(agents, context.config, context.target);
   const priorScratchpad =
     options.priorScratchpad === undefined
       ? undefined
-      : await resolvePriorScratchpad(client, options.agent, options.priorScratchpad);
+      : await resolvePriorScratchpad(new StagedRuns(client), options.agent, options.priorScratchpad);
   if (!options.json) process.stderr.write(`Running a cycle of ${agentWorkflowId(options.agent)}…\n`);
   const record = await runtime.withWorker(client, config, spec, agentWorkflowId(options.agent), () =>
     runtime.unwrapUpdateErrors(async () => {
-      if (from) await updateAgent(client, target, importUpdate, [from]);
-      return updateAgent(client, target, runCycleUpdate, [
-        { tasks: options.task, maxIterations: options.maxIterations, model: options.model, priorScratchpad },
-      ]);
+      if (from) await agents.import(target, from);
+      return agents.runCycle(target, {
+        tasks: options.task,
+        maxIterations: options.maxIterations,
+        model: options.model,
+        priorScratchpad,
+      });
     }),
   );
-  const handle = client.workflow.getHandle(record.cycleId);
-  const states = cycleStatesFromHistory(await handle.fetchHistory());
+  const states = await agents.cycleStates(record.cycleId);
   if (!states.result) {
     // The cycle never completed (terminated, or it could not start): the agent kept its memory as it was.
     const message = `Cycle ${record.cycleId}: ${record.outcome}${record.error ? `: ${record.error}` : ''}`;
@@ -72,7 +75,7 @@ export async function cycleCommand(options: CycleOptions): Promise<number> {
     process.stdout.write(`${JSON.stringify({ workflowId: record.cycleId, ...result }, null, 2)}\n`);
     return outcomeExitCode(result);
   }
-  const runId = (await handle.describe()).runId;
+  const { runId } = await agents.describeCycle(record.cycleId);
   const lines = [
     `Cycle ${record.cycleId}: ${result.outcome} after ${result.iterations} iteration(s)` +
       ` (${result.usage.inputTokens} input / ${result.usage.outputTokens} output tokens)`,

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs/promises';
 import { historyFromJSON, historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker } from '@temporalio/worker';
+import { fetchHistory } from '../../clients/histories';
 import { encryptionDataConverter } from '../../common/encryption-codec';
 import { workerSinks, workflowWorkerOptions } from '../../workers/create-worker';
 import { CliError, EXIT } from '../errors';
@@ -22,8 +23,7 @@ export async function replayCommand(
       throw new CliError(`cannot read history ${options.file}: ${errorMessage(error)}`, EXIT.usage);
     }
   } else {
-    const client = await runtime.client(config);
-    history = await client.workflow.getHandle(workflowId as string).fetchHistory();
+    history = await fetchHistory(await runtime.client(config), workflowId as string);
   }
   const events = history.events?.length ?? 0;
   if (events === 0 || !history.events?.[0]?.workflowExecutionStartedEventAttributes) {
@@ -34,6 +34,7 @@ export async function replayCommand(
   }
   if (options.save) await fs.writeFile(options.save, historyToJSON(history));
   const label = workflowId ?? options.file;
+  await runtime.installWorkerLogger();
   try {
     await Worker.runReplayHistory(
       {

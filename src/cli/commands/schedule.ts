@@ -1,23 +1,24 @@
 import { type Client, ScheduleAlreadyRunning, ScheduleNotFoundError } from '@temporalio/client';
-import type { Command } from 'commander';
 import {
   type AgentScheduleInfo,
-  DEFAULT_SCHEDULE_NAME,
+  type ScheduleChange,
   type ScheduleTiming,
+  changeAgentSchedule,
   createAgentSchedule,
   describeAgentSchedule,
   listAgentSchedules,
 } from '../../clients/schedules';
+import { hasPollers } from '../../clients/task-queues';
 import { parseDuration } from '../../core/duration';
 import { CliError, EXIT } from '../errors';
 import * as runtime from '../runtime';
-import type { Run } from '../groups/run';
-import { validateAgentId, agentScheduleId, parseAgentScheduleId } from '../../common/ids';
+import { DEFAULT_SCHEDULE_NAME, validateAgentId, agentScheduleId, parseAgentScheduleId } from '../../common/ids';
 import { errorMessage } from '../../common/error-message';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const MIN_INTERVAL_MS = 1000;
 
+/** The options of `scratchpad schedule create`, as commander parses them. */
 export interface ScheduleCreateOptions {
   every?: string;
   cron?: string;
@@ -110,7 +111,7 @@ export async function scheduleCreateCommand(agentId: string, options: ScheduleCr
       return EXIT.ok;
     }
     process.stdout.write(`Created schedule\n${formatRow(row)}\n`);
-    if (!(await runtime.hasPollers(client, config))) {
+    if (!(await hasPollers(client, config.SCRATCHPAD_TASK_QUEUE))) {
       process.stderr.write(
         `No worker polls task queue "${config.SCRATCHPAD_TASK_QUEUE}" yet: the agent wakes once one does ` +
           '(`scratchpad worker` or `scratchpad dev`).\n',
@@ -133,69 +134,21 @@ export async function scheduleListCommand(agentId: string | undefined, options: 
 }
 
 /** `scratchpad schedule pause|unpause|trigger|delete ID`: one change to one schedule. */
-export function scheduleChangeCommand(change: 'pause' | 'unpause' | 'trigger' | 'delete') {
+function scheduleChangeCommand(change: ScheduleChange) {
   return async (scheduleId: string, options: { note?: string } = {}): Promise<number> => {
     const id = checkedScheduleId(scheduleId);
-    await withClient(async (client) => {
-      const handle = client.schedule.getHandle(id);
-      if (change === 'pause') await handle.pause(options.note);
-      else if (change === 'unpause') await handle.unpause(options.note);
-      else if (change === 'trigger') await handle.trigger();
-      else await handle.delete();
-    }, id);
+    await withClient((client) => changeAgentSchedule(client, id, change, options.note), id);
     const done = { pause: 'Paused', unpause: 'Unpaused', trigger: 'Triggered', delete: 'Deleted' }[change];
     process.stdout.write(`${done} ${id}.\n`);
     return EXIT.ok;
   };
 }
 
-/** Adds the `schedule` command group to the program. */
-export function registerScheduleCommands(program: Command, run: Run): void {
-  const schedule = program
-    .command('schedule')
-    .description('wake an agent on a Temporal Schedule (same memory as chat turns)');
-  schedule
-    .command('create')
-    .description('create a schedule that wakes the agent with its tasks (overlapping wakes are skipped)')
-    .argument('<agent>', 'agent id')
-    .option('--every <duration>', 'interval, e.g. 30s, 5m, 1h, 1h30m')
-    .option('--cron <expr>', 'cron expression, e.g. "0 9 * * 1-5"')
-    .option(
-      '--task <text>',
-      'task to enqueue at every wake (repeatable)',
-      (value: string, previous: string[]) => [...previous, value],
-      [],
-    )
-    .option('--name <name>', `schedule name, unique per agent (default "${DEFAULT_SCHEDULE_NAME}")`)
-    .option('--json', 'print the schedule as JSON')
-    .action(run(scheduleCreateCommand));
-  schedule
-    .command('list')
-    .description('list schedules: id, spec, next run, paused, recent actions')
-    .argument('[agent]', 'only this agent')
-    .option('--json', 'print JSON')
-    .action(run(scheduleListCommand));
-  const idHelp = 'schedule id: agent/<agentId>/schedule/<name>';
-  schedule
-    .command('pause')
-    .description('stop firing')
-    .argument('<id>', idHelp)
-    .option('--note <text>', 'why')
-    .action(run(scheduleChangeCommand('pause')));
-  schedule
-    .command('unpause')
-    .description('resume firing')
-    .argument('<id>', idHelp)
-    .option('--note <text>', 'why')
-    .action(run(scheduleChangeCommand('unpause')));
-  schedule
-    .command('trigger')
-    .description('fire once now')
-    .argument('<id>', idHelp)
-    .action(run(scheduleChangeCommand('trigger')));
-  schedule
-    .command('delete')
-    .description('delete the schedule')
-    .argument('<id>', idHelp)
-    .action(run(scheduleChangeCommand('delete')));
-}
+/** `scratchpad schedule pause ID`: stop firing. */
+export const schedulePauseCommand = scheduleChangeCommand('pause');
+/** `scratchpad schedule unpause ID`: resume firing. */
+export const scheduleUnpauseCommand = scheduleChangeCommand('unpause');
+/** `scratchpad schedule trigger ID`: fire once now. */
+export const scheduleTriggerCommand = scheduleChangeCommand('trigger');
+/** `scratchpad schedule delete ID`: delete the schedule. */
+export const scheduleDeleteCommand = scheduleChangeCommand('delete');

@@ -2,7 +2,6 @@ import type { Connection } from '@temporalio/client';
 import * as fs from 'node:fs';
 import { registerSearchAttributes } from '../../clients/register-search-attributes';
 import { devServerFiles, startDevServer, stopDevServer } from '../../dev-server/dev-server';
-import { createWorker } from '../../workers/create-worker';
 import { CliError, EXIT } from '../errors';
 import * as runtime from '../runtime';
 import { startDirectiveBridge } from '../../clients/directive-bridge';
@@ -15,7 +14,7 @@ function portOf(address: string): number {
 export async function workerCommand(options: { model?: string }): Promise<number> {
   const config = runtime.config();
   const spec = runtime.modelSpec(config, options.model);
-  const worker = await createWorker({ config, modelSpec: spec });
+  const worker = await runtime.startWorker({ config, modelSpec: spec });
   process.stderr.write(
     `Worker polling "${config.SCRATCHPAD_TASK_QUEUE}" at ${config.TEMPORAL_ADDRESS} with model ${spec}; Ctrl-C to stop.\n`,
   );
@@ -47,7 +46,7 @@ export async function devCommand(options: { model?: string }): Promise<number> {
   });
   try {
     const local = { ...config, TEMPORAL_ADDRESS: server.address, temporal: { address: server.address } };
-    const worker = await createWorker({ config: local, modelSpec: spec });
+    const worker = await runtime.startWorker({ config: local, modelSpec: spec });
     process.stderr.write(
       `Web UI: ${server.uiUrl}\nWorker polling "${config.SCRATCHPAD_TASK_QUEUE}" with model ${spec}; Ctrl-C to stop.\n`,
     );

@@ -1,23 +1,17 @@
-import type { Client } from '@temporalio/client';
-import { agentMemo } from '../../clients/agents';
-import { activeScratchpad, listCycles } from '../../clients/connection';
+import { Agents } from '../../clients/agents';
+import { writeSnapshots } from '../../clients/snapshots';
 import type { Scratchpad } from '../../core/scratchpad/scratchpad';
-import { cycleStatesFromHistory } from '../../clients/snapshots';
 import { CliError, EXIT } from '../errors';
-import { type Format, formatScratchpad } from '../format';
+import { formatScratchpad } from '../format';
+import { STATES, type StateName, parseFormat } from '../options';
 import * as runtime from '../runtime';
 import { parseCycleWorkflowId } from '../../common/ids';
-import { currentQuery } from '../../common/messages/cycle';
 
-export const STATES = ['before', 'after', 'current'] as const;
-export type StateName = (typeof STATES)[number];
-
-async function cycleState(client: Client, workflowId: string, which: StateName | undefined): Promise<Scratchpad> {
-  const handle = client.workflow.getHandle(workflowId);
-  const description = await handle.describe().catch(() => {
+async function cycleState(agents: Agents, workflowId: string, which: StateName | undefined): Promise<Scratchpad> {
+  const description = await agents.describeCycle(workflowId).catch(() => {
     throw new CliError(`no cycle workflow "${workflowId}"`);
   });
-  const states = cycleStatesFromHistory(await handle.fetchHistory());
+  const states = await agents.cycleStates(workflowId);
   const running = description.status.name === 'RUNNING';
   const state = which ?? (running ? 'current' : 'after');
   if (state === 'before') return states.input.before;
@@ -25,35 +19,44 @@ async function cycleState(client: Client, workflowId: string, which: StateName |
   if (state === 'after')
     throw new CliError(`${workflowId} has not finished (${description.status.name}); try --state current`);
   // The live scratchpad exists only in the running workflow: ask it.
-  return handle.query(currentQuery);
+  return agents.currentScratchpad(workflowId);
 }
 
-async function agentState(client: Client, agentId: string, which: StateName | undefined): Promise<Scratchpad> {
-  const cycles = await listCycles(client, agentId);
+async function agentState(agents: Agents, agentId: string, which: StateName | undefined): Promise<Scratchpad> {
+  const cycles = await agents.listCycles(agentId);
   if (cycles.length === 0 && which !== undefined && which !== 'after') {
     throw new CliError(`no cycles found for agent "${agentId}"`);
   }
   const running = cycles.filter((cycle) => cycle.status === 'RUNNING').at(-1);
-  if (which === 'current' && running) return cycleState(client, running.workflowId, 'current');
-  if (which === 'before') return cycleState(client, (cycles.at(-1) as { workflowId: string }).workflowId, 'before');
+  if (which === 'current' && running) return cycleState(agents, running.workflowId, 'current');
+  if (which === 'before') return cycleState(agents, (cycles.at(-1) as { workflowId: string }).workflowId, 'before');
   // The agent workflow's memo is its active scratchpad (seed 000's active.yaml), readable with no worker.
-  const memo = await agentMemo(client, agentId);
+  const memo = await agents.memo(agentId);
   if (memo) return memo.scratchpad;
-  const active = await activeScratchpad(client, agentId);
+  const active = await agents.activeScratchpad(agentId);
   if (!active) throw new CliError(`agent "${agentId}" has no finished cycle yet`);
   return active.state;
 }
 
 /** `scratchpad show`: an agent's active scratchpad, or a cycle's before / after / live state. */
-export async function showCommand(id: string, options: { state?: StateName; format: Format }): Promise<number> {
+export async function showCommand(id: string, options: { state?: StateName; format: string }): Promise<number> {
   if (options.state && !STATES.includes(options.state)) {
     throw new CliError(`invalid --state "${options.state}": expected one of ${STATES.join(', ')}`, EXIT.usage);
   }
-  const config = runtime.config();
-  const client = await runtime.client(config);
+  const format = parseFormat(options.format);
+  const agents = new Agents(await runtime.client(runtime.config()));
   const state = parseCycleWorkflowId(id)
-    ? await cycleState(client, id, options.state)
-    : await agentState(client, id, options.state);
-  process.stdout.write(formatScratchpad(state, options.format));
+    ? await cycleState(agents, id, options.state)
+    : await agentState(agents, id, options.state);
+  process.stdout.write(formatScratchpad(state, format));
+  return EXIT.ok;
+}
+
+/** `scratchpad snapshots AGENT --out DIR`: seed 000's files, written from the agent's histories. */
+export async function snapshotsCommand(agentId: string, options: { out: string }): Promise<number> {
+  const client = await runtime.client(runtime.config());
+  const files = await writeSnapshots(client, agentId, options.out);
+  if (files.length === 0) throw new CliError(`no cycles found for agent "${agentId}"`);
+  process.stdout.write(`${files.join('\n')}\n`);
   return EXIT.ok;
 }

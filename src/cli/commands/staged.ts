@@ -1,12 +1,12 @@
 import * as fs from 'node:fs/promises';
-import type { Client } from '@temporalio/client';
-import { lastStagedNumber, previousScratchpad, startStaged } from '../../clients/staged-runs';
+import { StagedRuns } from '../../clients/staged-runs';
 import type { StagedInput, StagedResult } from '../../core/staged/input';
 import { stagedWorkflowId } from '../../common/ids';
 import { CliError, EXIT, stagedExitCode } from '../errors';
 import * as runtime from '../runtime';
 import { agentContext } from './agent';
 
+/** The options of `scratchpad staged`, once `--agent` and `--task` are known to be there. */
 export interface StagedOptions {
   agent: string;
   task: string;
@@ -23,8 +23,8 @@ export interface StagedOptions {
 const PRIOR_FILE_MAX_BYTES = 64 * 1024;
 
 /** `--prior-scratchpad PATH|last`: a file's text, or the run-local notes of the agent's previous run. */
-export async function resolvePriorScratchpad(client: Client, agentId: string, value: string): Promise<string> {
-  if (value === 'last') return previousScratchpad(client, agentId);
+export async function resolvePriorScratchpad(runs: StagedRuns, agentId: string, value: string): Promise<string> {
+  if (value === 'last') return runs.previousScratchpad(agentId);
   let handle: fs.FileHandle | undefined;
   try {
     handle = await fs.open(value, 'r');
@@ -61,10 +61,15 @@ export function describeStaged(workflowId: string, result: StagedResult, sandbox
 }
 
 /** `scratchpad staged`: a staged run of one task, waited for; the exit code says verified, unverified or failed. */
-export async function stagedCommand(options: StagedOptions): Promise<number> {
+export async function stagedCommand(flags: Partial<StagedOptions>): Promise<number> {
+  if (typeof flags.agent !== 'string' || typeof flags.task !== 'string') {
+    throw new CliError('staged needs --agent ID and --task TEXT (or: scratchpad staged demo)', EXIT.usage);
+  }
+  const options: StagedOptions = { ...flags, agent: flags.agent, task: flags.task };
   const context = await agentContext(options.agent);
   const spec = runtime.modelSpec(context.config, options.model);
   const client = await runtime.client(context.config);
+  const runs = new StagedRuns(client);
   const { config } = context;
   const input: StagedInput = {
     agentId: options.agent,
@@ -76,7 +81,7 @@ export async function stagedCommand(options: StagedOptions): Promise<number> {
     ...(options.model !== undefined ? { model: options.model } : {}),
   };
   if (options.priorScratchpad !== undefined) {
-    input.priorScratchpad = await resolvePriorScratchpad(client, options.agent, options.priorScratchpad);
+    input.priorScratchpad = await resolvePriorScratchpad(runs, options.agent, options.priorScratchpad);
   }
   if (options.verify === undefined) {
     process.stderr.write(
@@ -84,12 +89,12 @@ export async function stagedCommand(options: StagedOptions): Promise<number> {
         `(exit code ${EXIT.unverified}).\n`,
     );
   }
-  const n = (await lastStagedNumber(client, options.agent)) + 1;
+  const n = (await runs.lastNumber(options.agent)) + 1;
   const workflowId = stagedWorkflowId(options.agent, n);
   if (!options.json) process.stderr.write(`Running ${workflowId}…\n`);
   const result = await runtime.withWorker(client, config, spec, workflowId, async () => {
-    const handle = await startStaged(client, config.SCRATCHPAD_TASK_QUEUE, input, n);
-    return handle.result();
+    await runs.start(input, { taskQueue: config.SCRATCHPAD_TASK_QUEUE, n });
+    return runs.result(workflowId);
   });
   if (options.json) process.stdout.write(`${JSON.stringify({ workflowId, ...result }, null, 2)}\n`);
   else process.stdout.write(`${describeStaged(workflowId, result, config.sandbox).join('\n')}\n`);

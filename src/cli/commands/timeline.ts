@@ -1,23 +1,27 @@
-import { describeChanges } from '../../core/scratchpad/diff';
+import { Agents } from '../../clients/agents';
 import { replayTimeline } from '../../clients/timeline';
+import { describeChanges } from '../../core/scratchpad/diff';
 import { CliError, EXIT } from '../errors';
-import { type Format, formatScratchpad } from '../format';
+import { formatScratchpad } from '../format';
+import { parseFormat } from '../options';
 import * as runtime from '../runtime';
 import { parseCycleWorkflowId } from '../../common/ids';
 
 /** `scratchpad timeline CYCLE_ID`: the scratchpad after every iteration, by replaying the cycle's history. */
-export async function timelineCommand(cycleId: string, options: { json?: boolean; format?: Format }): Promise<number> {
+export async function timelineCommand(cycleId: string, options: { json?: boolean; format?: string }): Promise<number> {
+  const format = options.format ? parseFormat(options.format) : undefined;
   if (!parseCycleWorkflowId(cycleId)) {
     throw new CliError(`"${cycleId}" is not a cycle workflow id (agent/<id>/cycle/<n>)`, EXIT.usage);
   }
-  const client = await runtime.client(runtime.config());
-  const handle = client.workflow.getHandle(cycleId);
-  const description = await handle.describe().catch(() => {
+  const agents = new Agents(await runtime.client(runtime.config()));
+  const description = await agents.describeCycle(cycleId).catch(() => {
     throw new CliError(`no cycle workflow "${cycleId}"`);
   });
   if (description.status.name === 'RUNNING')
     throw new CliError(`${cycleId} is still running; use show --state current`);
-  const { steps } = await replayTimeline(await handle.fetchHistory(), cycleId);
+  const history = await agents.cycleHistory(cycleId);
+  await runtime.installWorkerLogger();
+  const { steps } = await replayTimeline(history, cycleId);
   if (options.json) {
     process.stdout.write(`${JSON.stringify(steps, null, 2)}\n`);
     return EXIT.ok;
@@ -26,7 +30,7 @@ export async function timelineCommand(cycleId: string, options: { json?: boolean
     process.stdout.write(`── iteration ${step.iteration}: ${step.label}\n`);
     const changes = describeChanges(step.changes);
     process.stdout.write(changes.length ? `${changes.map((line) => `   ${line}`).join('\n')}\n` : '   (no change)\n');
-    if (options.format) process.stdout.write(formatScratchpad(step.state, options.format));
+    if (format) process.stdout.write(formatScratchpad(step.state, format));
   }
   return EXIT.ok;
 }

@@ -1,19 +1,6 @@
 import type { Command } from 'commander';
-import {
-  configureCommand,
-  directiveCommand,
-  enqueueCommand,
-  exportCommand,
-  importCommand,
-  injectCommand,
-  sendCommand,
-  statusCommand,
-  wakeCommand,
-} from '../commands/agent';
-import { chatCommand } from '../commands/chat';
-import { CliError, EXIT } from '../errors';
-import { MAX_ITERATIONS, parsePositiveInt } from '../format';
-import { type Run, collect } from './run';
+import { MAX_ITERATIONS, collect, parsePositiveInt } from '../options';
+import type { LazyAction } from './command-group';
 
 const WORKER_MODEL = ['--model <spec>', 'model for an in-process worker when none is running'] as const;
 
@@ -31,7 +18,8 @@ const DESCRIPTIONS = {
 } as const;
 
 /** Adds the commands that talk to an agent: chat, directives, tasks, status, settings, export and import. */
-export function registerAgentCommands(program: Command, run: Run): void {
+export function registerAgentCommands(program: Command, action: LazyAction): void {
+  const agent = () => import('../commands/agent');
   // `worker`: the command may start an in-process worker, which takes a model.
   const command = (name: keyof typeof DESCRIPTIONS, worker = false) => {
     const created = program.command(name).description(DESCRIPTIONS[name]).argument('<agent>', 'agent id');
@@ -40,19 +28,21 @@ export function registerAgentCommands(program: Command, run: Run): void {
   command('send', true)
     .argument('<text>', 'the message')
     .option('--json', 'print reply, cycle id and outcome as JSON')
-    .action(run(sendCommand));
-  command('chat', true).action(run(chatCommand));
-  command('directive').argument('<text>', 'the directive').action(run(directiveCommand));
-  command('wake').option('--task <text>', 'task to enqueue first (repeatable)', collect, []).action(run(wakeCommand));
+    .action(action(agent, 'sendCommand'));
+  command('chat', true).action(action(() => import('../commands/chat'), 'chatCommand'));
+  command('directive').argument('<text>', 'the directive').action(action(agent, 'directiveCommand'));
+  command('wake')
+    .option('--task <text>', 'task to enqueue first (repeatable)', collect, [])
+    .action(action(agent, 'wakeCommand'));
   command('enqueue', true)
     .option('--task <text>', 'task (repeatable)', collect, [])
     .option('--goal <text>', 'goal (repeatable)', collect, [])
-    .action(run(enqueueCommand));
+    .action(action(agent, 'enqueueCommand'));
   command('inject', true)
     .argument('<section>', 'update key, e.g. identity_user, understanding_known, workspace')
     .argument('<text>', 'content')
-    .action(run(injectCommand));
-  command('status', true).option('--json', 'print as JSON').action(run(statusCommand));
+    .action(action(agent, 'injectCommand'));
+  command('status', true).option('--json', 'print as JSON').action(action(agent, 'statusCommand'));
   command('configure')
     .option('--cycle-model <spec>', 'model for respond and task cycles')
     .option('--reflect-model <spec>', 'model for the reflect phase (e.g. a cheaper one)')
@@ -61,34 +51,7 @@ export function registerAgentCommands(program: Command, run: Run): void {
     .option('--budget <chars>', 'rendered scratchpad budget before archiving', parsePositiveInt('--budget'))
     .option('--max-iterations <n>', 'model calls per cycle', parsePositiveInt('--max-iterations', MAX_ITERATIONS))
     .option('--continue-as-new-every <n>', 'cycles per workflow run', parsePositiveInt('--continue-as-new-every'))
-    .action(
-      run(
-        (
-          agent: string,
-          options: {
-            cycleModel?: string;
-            reflectModel?: string;
-            singlePhase?: boolean;
-            twoPhase?: boolean;
-            budget?: number;
-            maxIterations?: number;
-            continueAsNewEvery?: number;
-          },
-        ) => {
-          if (options.singlePhase && options.twoPhase) {
-            throw new CliError('choose --single-phase or --two-phase, not both', EXIT.usage);
-          }
-          return configureCommand(agent, {
-            model: options.cycleModel,
-            reflectModel: options.reflectModel,
-            twoPhase: options.singlePhase ? false : options.twoPhase ? true : undefined,
-            budgetChars: options.budget,
-            maxIterations: options.maxIterations,
-            continueAsNewEvery: options.continueAsNewEvery,
-          });
-        },
-      ),
-    );
-  command('export', true).action(run(exportCommand));
-  command('import', true).argument('<file>', 'file written by export').action(run(importCommand));
+    .action(action(agent, 'configureCommand'));
+  command('export', true).action(action(agent, 'exportCommand'));
+  command('import', true).argument('<file>', 'file written by export').action(action(agent, 'importCommand'));
 }

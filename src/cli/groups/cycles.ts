@@ -1,17 +1,10 @@
 import { type Command, Option } from 'commander';
-import { writeSnapshots } from '../../clients/snapshots';
-import { traceCommand } from '../commands/agent';
-import { cycleCommand } from '../commands/cycle';
-import { replayCommand } from '../commands/replay';
-import { STATES, type StateName, showCommand } from '../commands/show';
-import { timelineCommand } from '../commands/timeline';
-import { CliError, EXIT } from '../errors';
-import { FORMATS, MAX_ITERATIONS, parseFormat, parsePositiveInt } from '../format';
-import * as runtime from '../runtime';
-import { type Run, collect } from './run';
+import { FORMATS, MAX_ITERATIONS, STATES, collect, parsePositiveInt } from '../options';
+import type { LazyAction } from './command-group';
 
 /** Adds the commands about cycles: run one, show, snapshots, replay, trace, timeline. */
-export function registerCycleCommands(program: Command, run: Run): void {
+export function registerCycleCommands(program: Command, action: LazyAction): void {
+  const show = () => import('../commands/show');
   program
     .command('cycle')
     .description('run one task cycle of an agent (through its agent workflow, one at a time) and wait for the outcome')
@@ -29,57 +22,38 @@ export function registerCycleCommands(program: Command, run: Run): void {
     .option('--model <spec>', 'model spec (overrides SCRATCHPAD_MODEL)')
     .option('--prior-scratchpad <path|last>', "a file, or 'last' for the agent's previous run's notes")
     .option('--json', 'print the result as JSON')
-    .action(run(cycleCommand));
+    .action(action(() => import('../commands/cycle'), 'cycleCommand'));
   program
     .command('show')
     .description('print the scratchpad of an agent (its active state) or of a cycle workflow id')
     .argument('<id>', 'agent id, or a cycle workflow id like agent/<id>/cycle/<n>')
     .addOption(new Option('--state <which>', 'before, after or current').choices(STATES))
     .addOption(new Option('--format <format>', 'output format').choices(FORMATS).default('yaml'))
-    .action(
-      run((id: string, options: { state?: StateName; format: string }) =>
-        showCommand(id, { state: options.state, format: parseFormat(options.format) }),
-      ),
-    );
+    .action(action(show, 'showCommand'));
   program
     .command('snapshots')
     .description("write seed 000's active.yaml and <cycle>_before/_after.yaml files from the histories")
     .argument('<agent>', 'agent id')
     .requiredOption('--out <dir>', 'directory to write')
-    .action(
-      run(async (agent: string, options: { out: string }) => {
-        const client = await runtime.client(runtime.config());
-        const files = await writeSnapshots(client, agent, options.out);
-        if (files.length === 0) throw new CliError(`no cycles found for agent "${agent}"`);
-        process.stdout.write(`${files.join('\n')}\n`);
-        return EXIT.ok;
-      }),
-    );
+    .action(action(show, 'snapshotsCommand'));
   program
     .command('replay')
     .description('replay a workflow history against the current code and report any non-determinism')
     .argument('[workflowId]', 'workflow id to fetch from the server')
     .option('--file <history.json>', 'a saved history (JSON, as `temporal workflow show --output json` writes)')
     .option('--save <file>', 'also save the history as JSON')
-    .action(run(replayCommand));
+    .action(action(() => import('../commands/replay'), 'replayCommand'));
   program
     .command('trace')
     .description('per turn: input, response, scratchpad before and after (seed 001 export_trace), from histories')
     .argument('<agent>', 'agent id')
     .requiredOption('--out <file>', 'JSON file to write')
-    .action(run(traceCommand));
+    .action(action(() => import('../commands/agent'), 'traceCommand'));
   program
     .command('timeline')
     .description('the scratchpad after every iteration of a finished cycle, by replaying its history')
     .argument('<cycleId>', 'cycle workflow id, agent/<id>/cycle/<n>')
     .option('--json', 'print every step as JSON')
     .addOption(new Option('--format <format>', 'also print the scratchpad after each step').choices(FORMATS))
-    .action(
-      run((cycleId: string, options: { json?: boolean; format?: string }) =>
-        timelineCommand(cycleId, {
-          json: options.json,
-          format: options.format ? parseFormat(options.format) : undefined,
-        }),
-      ),
-    );
+    .action(action(() => import('../commands/timeline'), 'timelineCommand'));
 }

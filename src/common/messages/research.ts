@@ -20,10 +20,10 @@ export interface WriteResult {
 /** Every accepted entry, in order. */
 export const boardQuery = defineQuery<BoardEntry[]>('board');
 /** Facts by state, active workers, outcome. */
-export const statusQuery = defineQuery<ResearchStatus>('status');
+export const researchStatusQuery = defineQuery<ResearchStatus>('status');
 /** Appends one entry if the board's rules allow it; a refusal names the role, the type and the rule. */
 export const writeUpdate = defineUpdate<WriteResult, [WriteRequest]>('write');
 /** Asks for the answer now: the supervisor attempts SYNTHESIS through the gate, refused while any fact is open. */
 export const synthesizeUpdate = defineUpdate<WriteResult, []>('synthesize');
 /** A user directive: appended as USER_DIRECTIVE, read into STRATEGY at the next evaluation. */
-export const directiveSignal = defineSignal<[{ text: string; by?: string }]>('directive');
+export const researchDirectiveSignal = defineSignal<[{ text: string; by?: string }]>('directive');

@@ -26,8 +26,8 @@ import { researchWorkerId } from '../../common/ids';
 import {
   type WriteRequest,
   boardQuery,
-  directiveSignal,
-  statusQuery,
+  researchDirectiveSignal,
+  researchStatusQuery,
   synthesizeUpdate,
   writeUpdate,
 } from '../../common/messages/research';
@@ -94,8 +94,8 @@ function workerIdOf(input: ParsedResearchInput): (n: number) => string {
 
 function installHandlers(run: ResearchRun): void {
   setHandler(boardQuery, () => run.entries);
-  setHandler(statusQuery, () => run.status());
-  setHandler(directiveSignal, ({ text, by }) => {
+  setHandler(researchStatusQuery, () => run.status());
+  setHandler(researchDirectiveSignal, ({ text, by }) => {
     const author = { role: 'user' as const, id: (by ?? 'user').slice(0, 200) || 'user' };
     const draft = { type: 'USER_DIRECTIVE', body: { text: String(text).trim().slice(0, 2000) } } as Draft;
     run.directive(author, draft, Date.now());

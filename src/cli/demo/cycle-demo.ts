@@ -1,14 +1,12 @@
 import * as path from 'node:path';
-import { updateAgent } from '../../clients/agents';
+import { Agents } from '../../clients/agents';
+import { snapshotYaml } from '../../clients/snapshots';
 import type { CycleResult } from '../../core/cycle/input';
 import { describeChanges, diffScratchpads } from '../../core/scratchpad/diff';
-import { cycleStatesFromHistory, snapshotYaml } from '../../clients/snapshots';
 import { ensureDevServer } from '../../dev-server/dev-server';
-import { createWorker } from '../../workers/create-worker';
 import { EXIT, outcomeExitCode } from '../errors';
 import { workflowUrl } from '../format';
 import { packageRoot } from '../package-root';
-import { runCycleUpdate } from '../../common/messages/agent';
 import * as runtime from '../runtime';
 
 const DEMO_AGENT = 'demo';
@@ -22,8 +20,8 @@ function indent(text: string): string {
     .join('\n');
 }
 
-/** `npm start`: a server, a worker and one demo cycle, printed before and after. */
-export async function demoCommand(): Promise<number> {
+/** `scratchpad demo` (`npm start`): a server, a worker and one demo cycle, printed before and after. */
+export async function cycleDemoCommand(): Promise<number> {
   const config = runtime.config();
   const log = (line: string) => process.stderr.write(`[demo] ${line}\n`);
   let spec: string;
@@ -38,19 +36,19 @@ export async function demoCommand(): Promise<number> {
   const client = await runtime.client(config);
   // A task queue of its own, so a worker running elsewhere with another model cannot take the demo's tasks.
   const demoConfig = { ...config, SCRATCHPAD_TASK_QUEUE: 'scratchpad-demo' };
-  const worker = await createWorker({ config: demoConfig, modelSpec: spec });
+  const worker = await runtime.startWorker({ config: demoConfig, modelSpec: spec });
   log(`worker started (model ${spec}, sandbox ${config.sandbox})`);
 
   const target = { agentId: DEMO_AGENT, taskQueue: demoConfig.SCRATCHPAD_TASK_QUEUE };
-  const record = await worker.runUntil(() => updateAgent(client, target, runCycleUpdate, [{ tasks: [DEMO_TASK] }]));
-  const handle = client.workflow.getHandle(record.cycleId);
-  const states = cycleStatesFromHistory(await handle.fetchHistory());
+  const agents = new Agents(client);
+  const record = await worker.runUntil(() => agents.runCycle(target, { tasks: [DEMO_TASK] }));
+  const states = await agents.cycleStates(record.cycleId);
   const outcome = states.result as CycleResult;
   const before = states.input.before;
-  const runId = (await handle.describe()).runId;
+  const { runId } = await agents.describeCycle(record.cycleId);
   const lines = [
     '',
-    `Scratchpad before (${handle.workflowId}):`,
+    `Scratchpad before (${record.cycleId}):`,
     indent(snapshotYaml(before)),
     '',
     'Scratchpad after:',
@@ -62,7 +60,7 @@ export async function demoCommand(): Promise<number> {
     'What changed:',
     ...describeChanges(diffScratchpads(before, outcome.after)).map((line) => `  ${line}`),
     '',
-    `Web UI: ${workflowUrl(uiUrl, config.TEMPORAL_NAMESPACE, handle.workflowId, runId)}`,
+    `Web UI: ${workflowUrl(uiUrl, config.TEMPORAL_NAMESPACE, record.cycleId, runId)}`,
     ...(server.started
       ? ['The dev server keeps running for the Web UI; stop it with `npx scratchpad server stop`.']
       : []),

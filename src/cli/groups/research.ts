@@ -1,16 +1,10 @@
 import type { Command } from 'commander';
-import { parsePositiveInt } from '../format';
-import type { Run } from '../groups/run';
-import {
-  researchBoardCommand,
-  researchDemoCommand,
-  researchDirectiveCommand,
-  researchListCommand,
-  researchStartCommand,
-} from './research';
+import { parsePositiveInt } from '../options';
+import type { LazyAction } from './command-group';
 
-/** `scratchpad research …`: a research run on the typed board (seed 003). */
-export function registerResearchCommands(program: Command, run: Run): void {
+/** Adds `research …`: a research run on the typed board (seed 003). */
+export function registerResearchCommands(program: Command, action: LazyAction): void {
+  const commands = () => import('../commands/research');
   const research = program
     .command('research')
     .description('research runs: a supervisor, workers and a board where only verified facts reach the answer');
@@ -31,22 +25,25 @@ export function registerResearchCommands(program: Command, run: Run): void {
     )
     .option('--worker-model <spec>', 'model the research workers use (default: --model)')
     .option('--run-id <id>', 'run id (default run-<time>)')
-    .action(run(researchStartCommand));
+    .action(action(commands, 'researchStartCommand'));
   research
     .command('board')
     .description("print a run's board")
     .argument('<run>', 'run id')
     .option('--json', 'print as JSON')
-    .action(run(researchBoardCommand));
+    .action(action(commands, 'researchBoardCommand'));
   research
     .command('directive')
     .description('send a user directive; the supervisor revises STRATEGY without stopping workers')
     .argument('<run>', 'run id')
     .argument('<text>', 'the directive')
-    .action(run(researchDirectiveCommand));
-  research.command('list').description('list research runs and their outcome').action(run(researchListCommand));
+    .action(action(commands, 'researchDirectiveCommand'));
+  research
+    .command('list')
+    .description('list research runs and their outcome')
+    .action(action(commands, 'researchListCommand'));
   research
     .command('demo')
     .description('offline demo: a scripted supervisor plans the question, scripted workers research a fixture web')
-    .action(run(researchDemoCommand));
+    .action(action(() => import('../demo/research-demo'), 'researchDemoCommand'));
 }

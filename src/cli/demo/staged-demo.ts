@@ -1,13 +1,12 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { startStaged } from '../../clients/staged-runs';
+import { StagedRuns } from '../../clients/staged-runs';
 import { ensureDevServer } from '../../dev-server/dev-server';
-import { createWorker } from '../../workers/create-worker';
+import { describeStaged } from '../commands/staged';
 import { stagedExitCode } from '../errors';
 import { packageRoot } from '../package-root';
 import * as runtime from '../runtime';
-import { describeStaged } from './staged';
 
 const DEMO_TASK = 'Build a small Node module slug.js exporting slugify(text), with node:test tests';
 
@@ -24,17 +23,14 @@ export async function stagedDemoCommand(): Promise<number> {
   const sandbox = await fs.mkdtemp(path.join(os.tmpdir(), 'scratchpad-staged-demo-'));
   // Its own task queue and sandbox: a worker elsewhere with another model must not take these tasks.
   const demoConfig = { ...config, SCRATCHPAD_TASK_QUEUE: 'scratchpad-staged-demo', sandbox };
-  const worker = await createWorker({ config: demoConfig, modelSpec: spec });
+  const worker = await runtime.startWorker({ config: demoConfig, modelSpec: spec });
   log(`worker started (model ${spec}, sandbox ${sandbox})`);
   const agentId = `staged-demo-${Date.now()}`;
+  const runs = new StagedRuns(client);
   const { result, workflowId } = await worker.runUntil(async () => {
-    const handle = await startStaged(client, demoConfig.SCRATCHPAD_TASK_QUEUE, {
-      agentId,
-      task: DEMO_TASK,
-      staged: true,
-      verify: 'node --test',
-    });
-    return { result: await handle.result(), workflowId: handle.workflowId };
+    const input = { agentId, task: DEMO_TASK, staged: true, verify: 'node --test' };
+    const { workflowId } = await runs.start(input, { taskQueue: demoConfig.SCRATCHPAD_TASK_QUEUE });
+    return { result: await runs.result(workflowId), workflowId };
   });
   const listing = await fs.readdir(sandbox);
   const lines = [

@@ -1,0 +1,47 @@
+import { RoutedScriptedProvider } from '../../activities/model/routed';
+import { ResearchRuns } from '../../clients/research-runs';
+import type { ResearchInput } from '../../core/research/run';
+import type { Config } from '../../config';
+import { ensureDevServer } from '../../dev-server/dev-server';
+import { startAndFollow } from '../commands/research';
+import * as runtime from '../runtime';
+import { fixturePages, serveFixtureWeb } from './fixture-web';
+import { DEMO_COMPANIES, DEMO_PLAN, demoRoutes, planRoute } from './research-scripts';
+
+/** `research demo`: offline; a scripted supervisor plans, scripted workers research a fixture web on loopback. */
+export async function researchDemoCommand(): Promise<number> {
+  const config = runtime.config();
+  const log = (line: string) => process.stderr.write(`[research demo] ${line}\n`);
+  const web = await serveFixtureWeb(fixturePages(DEMO_COMPANIES));
+  try {
+    await ensureDevServer(config, { log });
+    const client = await runtime.client(config);
+    const spec = 'scripted:research-demo';
+    const demoConfig: Config = {
+      ...config,
+      SCRATCHPAD_TASK_QUEUE: 'scratchpad-research-demo',
+      SCRATCHPAD_SEARCH_URL: web.searchUrl,
+      // The fixture web is on loopback, so the demo allows exactly that host.
+      SCRATCHPAD_FETCH_ALLOW: web.allowance.fetchAllowHosts,
+      SCRATCHPAD_FETCH_ALLOW_PRIVATE: web.allowance.fetchAllowAddresses,
+      SCRATCHPAD_FETCH_PORTS: web.allowance.fetchAllowPorts,
+    };
+    const question = 'Revenue and employees of Acme and Globex';
+    const routes = { ...demoRoutes(web.base), [planRoute(question)]: DEMO_PLAN };
+    const providers = { [spec]: new RoutedScriptedProvider(routes, 'research-demo') };
+    const worker = await runtime.startWorker({ config: demoConfig, modelSpec: spec, providers });
+    log(`fixture web at ${web.base}; scripted workers; task queue ${demoConfig.SCRATCHPAD_TASK_QUEUE}`);
+    const input: ResearchInput = {
+      runId: `demo-${Date.now().toString(36)}`,
+      question,
+      // No lists: the scripted supervisor plans entities and fields from the question.
+      model: spec,
+      workerModel: spec,
+    };
+    const code = await worker.runUntil(startAndFollow(new ResearchRuns(client), demoConfig, input));
+    log(`requests to the fixture web: ${web.requests.join(' ')}`);
+    return code;
+  } finally {
+    await web.close();
+  }
+}

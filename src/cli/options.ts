@@ -1,0 +1,74 @@
+import { CliError, EXIT } from './errors';
+
+// Parsers and choices of option values. Command groups load this module at start-up, so it imports nothing heavy.
+
+/** Output formats of a scratchpad. */
+export const FORMATS = ['yaml', 'markdown', 'json'] as const;
+/** One of {@link FORMATS}. */
+export type Format = (typeof FORMATS)[number];
+
+/** Which of a cycle's scratchpads `show --state` prints. */
+export const STATES = ['before', 'after', 'current'] as const;
+/** One of {@link STATES}. */
+export type StateName = (typeof STATES)[number];
+
+/** The workflows' cap on model calls per cycle (core/cycle.ts, core/agent.ts). */
+export const MAX_ITERATIONS = 200;
+
+/** `--format`, checked. */
+export function parseFormat(value: string): Format {
+  if ((FORMATS as readonly string[]).includes(value)) return value as Format;
+  throw new CliError(`invalid --format "${value}": expected one of ${FORMATS.join(', ')}`, EXIT.usage);
+}
+
+/** A parser of a whole number from 1 to `max` for the option `name`. */
+export function parsePositiveInt(name: string, max = Number.MAX_SAFE_INTEGER) {
+  return (value: string): number => {
+    // Digits only: Number() would also take 1e3, 0x10 and " 7 ".
+    const parsed = /^\d{1,15}$/.test(value) ? Number(value) : NaN;
+    if (!(parsed >= 1 && parsed <= max)) {
+      const range = max === Number.MAX_SAFE_INTEGER ? 'a positive integer' : `a whole number from 1 to ${max}`;
+      throw new CliError(`invalid ${name} "${value}": expected ${range}`, EXIT.usage);
+    }
+    return parsed;
+  };
+}
+
+/** A parser of a count from 0 to 10 for the option `name`. */
+export function parseCount(name: string) {
+  return (value: string): number => {
+    const parsed = Number(value);
+    if (!Number.isInteger(parsed) || parsed < 0 || parsed > 10) {
+      throw new CliError(`invalid ${name} "${value}": expected an integer from 0 to 10`, EXIT.usage);
+    }
+    return parsed;
+  };
+}
+
+/** `--port`: a TCP port. */
+export function parsePort(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 1 || port > 65_535) {
+    throw new CliError(`invalid --port "${value}": expected 1-65535`, EXIT.usage);
+  }
+  return port;
+}
+
+/** `--origin`: an http or https origin. */
+export function parseOrigin(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new CliError(`invalid --origin "${value}": expected a URL such as http://localhost:8233`, EXIT.usage);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new CliError(`invalid --origin "${value}": expected http or https`, EXIT.usage);
+  }
+  return url.origin;
+}
+
+/** Commander accumulator for repeatable options such as `--task`. */
+export function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}

@@ -1,0 +1,36 @@
+import type { Client } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import type { temporal } from '@temporalio/proto';
+import type { CycleResult, ParsedCycleInput } from '../core/cycle/input';
+
+/** A workflow's event history as the server returns it. */
+export type History = temporal.api.history.v1.IHistory;
+
+/** The history of any workflow execution: the latest run of `workflowId`, or the run `runId` names. */
+export function fetchHistory(client: Client, workflowId: string, runId?: string): Promise<History> {
+  return client.workflow.getHandle(workflowId, runId).fetchHistory();
+}
+
+/** A cycle's states as its history records them; `result` is absent while the cycle has not completed. */
+export interface CycleStates {
+  input: ParsedCycleInput;
+  result?: CycleResult;
+  startTime?: Date;
+}
+
+/** The before-state (WorkflowExecutionStarted input) and the result (WorkflowExecutionCompleted) of a cycle. */
+export function cycleStatesFromHistory(history: History): CycleStates {
+  const events = history.events ?? [];
+  const started = events[0]?.workflowExecutionStartedEventAttributes;
+  const payload = started?.input?.payloads?.[0];
+  if (!payload) throw new Error('history has no WorkflowExecutionStarted input');
+  const input = defaultPayloadConverter.fromPayload<ParsedCycleInput>(payload);
+  const completed = events.find((event) => event.workflowExecutionCompletedEventAttributes)
+    ?.workflowExecutionCompletedEventAttributes?.result?.payloads?.[0];
+  const seconds = events[0]?.eventTime?.seconds;
+  return {
+    input,
+    result: completed ? defaultPayloadConverter.fromPayload<CycleResult>(completed) : undefined,
+    startTime: seconds !== undefined && seconds !== null ? new Date(Number(seconds) * 1000) : undefined,
+  };
+}

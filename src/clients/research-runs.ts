@@ -1,0 +1,116 @@
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { BoardEntry } from '../core/research/board';
+import type { ResearchInput, ResearchResult, ResearchStatus } from '../core/research/run';
+import { parseResearchWorkflowId, researchWorkflowId } from '../common/ids';
+import {
+  type WriteResult,
+  boardQuery,
+  researchDirectiveSignal,
+  researchStatusQuery,
+  synthesizeUpdate,
+} from '../common/messages/research';
+import { cycleOutcomeKey } from '../common/search-attributes';
+import type { ResearchWorkflow } from '../common/workflow-types';
+
+/** One research run as visibility lists it. */
+export interface ResearchRunSummary {
+  workflowId: string;
+  /** The run id of `research/<runId>`. */
+  runId: string;
+  status: string;
+  /** `complete` or `incomplete` once the run has ended; empty before. */
+  outcome: string;
+  startTime: Date;
+}
+
+/** How often {@link ResearchRuns.follow} reads the board. */
+const FOLLOW_POLL_MS = 300;
+
+/**
+ * The research-runs facade (seed 003): starts research runs (`research/<runId>`), steers them, and reads their
+ * board, status and result.
+ */
+export class ResearchRuns {
+  constructor(readonly client: Client) {}
+
+  /** Starts a run; `input.runId` names it. */
+  start(input: ResearchInput, options: { taskQueue: string }): Promise<WorkflowHandle<ResearchWorkflow>> {
+    return this.client.workflow.start<ResearchWorkflow>('research', {
+      taskQueue: options.taskQueue,
+      workflowId: researchWorkflowId(input.runId),
+      args: [input],
+    });
+  }
+
+  /** The board: asked of the running supervisor, or the final board its result carries once the run has closed. */
+  async board(runId: string): Promise<BoardEntry[]> {
+    const handle = this.handle(runId);
+    // A closed run's queries need a worker of its task queue; its result carries the final board instead.
+    const { status } = await handle.describe();
+    return status.name === 'RUNNING' ? handle.query(boardQuery) : (await handle.result()).board;
+  }
+
+  /**
+   * Waits for the run's result, handing `onEntry` each board entry once, in order, as it lands. The board is read
+   * every 300 ms by default; while no worker answers the query yet, nothing has landed.
+   */
+  async follow(
+    runId: string,
+    onEntry: (entry: BoardEntry) => void,
+    options: { pollMs?: number } = {},
+  ): Promise<ResearchResult> {
+    const handle = this.handle(runId);
+    let delivered = 0;
+    const deliverNew = async () => {
+      const board = await handle.query(boardQuery).catch(() => [] as BoardEntry[]);
+      for (const entry of board.slice(delivered)) onEntry(entry);
+      delivered = Math.max(delivered, board.length);
+    };
+    const result = handle.result();
+    let done = false;
+    void result.finally(() => (done = true)).catch(() => undefined);
+    while (!done) {
+      await deliverNew();
+      await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? FOLLOW_POLL_MS));
+    }
+    await deliverNew();
+    return result;
+  }
+
+  /** Facts by state, active workers and the outcome (a query). */
+  status(runId: string): Promise<ResearchStatus> {
+    return this.handle(runId).query(researchStatusQuery);
+  }
+
+  /** A user directive: appended as USER_DIRECTIVE, read into STRATEGY at the supervisor's next evaluation. */
+  directive(runId: string, text: string, by?: string): Promise<void> {
+    return this.handle(runId).signal(researchDirectiveSignal, { text, ...(by !== undefined && { by }) });
+  }
+
+  /** Asks for the answer now; refused while any fact is open. */
+  synthesize(runId: string): Promise<WriteResult> {
+    return this.handle(runId).executeUpdate(synthesizeUpdate);
+  }
+
+  /** The run's result, once it has ended. */
+  result(runId: string): Promise<ResearchResult> {
+    return this.handle(runId).result();
+  }
+
+  /** Every research run visibility knows of. */
+  async *list(): AsyncGenerator<ResearchRunSummary> {
+    for await (const execution of this.client.workflow.list({ query: `WorkflowType = 'research'` })) {
+      yield {
+        workflowId: execution.workflowId,
+        runId: parseResearchWorkflowId(execution.workflowId) ?? execution.workflowId,
+        status: execution.status.name,
+        outcome: execution.typedSearchAttributes.get(cycleOutcomeKey) ?? '',
+        startTime: execution.startTime,
+      };
+    }
+  }
+
+  private handle(runId: string): WorkflowHandle<ResearchWorkflow> {
+    return this.client.workflow.getHandle<ResearchWorkflow>(researchWorkflowId(runId));
+  }
+}
