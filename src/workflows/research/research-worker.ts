@@ -1,14 +1,20 @@
 import { patched, setHandler } from '@temporalio/workflow';
-import type { Draft } from '../../core/research/board';
+import { z } from 'zod';
+import { BOARD_LIMITS, type Draft } from '../../core/research/board';
 import type { CycleResult } from '../../core/cycle/input';
 import { totalUsage } from '../../core/cycle/model';
-import type { WorkerInput, WorkerResult } from '../../core/research/run';
+import { type WorkerInput, WorkerInputSchema, type WorkerResult } from '../../core/research/run';
 import { investigationInput, normaliseUrl } from '../../core/research/investigation';
 import { researchInvestigationId } from '../../common/ids';
 import { tombstonedSignal } from '../../common/messages/research';
+import { ResearchError } from '../../common/failure-types';
+import { signalArgs } from '../../common/signal-args';
+import { parseWorkflowInput } from '../../common/workflow-input';
 import { writeAsWorker } from './board-write';
 import { legacyInvestigation } from './worker-legacy';
 import { runChildCycle } from '../agent/subagent';
+
+const TombstonedUrlSchema = z.string().max(BOARD_LIMITS.url);
 
 /** Marks workers whose investigation is a child `agentCycle` (seed 001's sub-agent) instead of their own loop. */
 export const RESEARCH_WORKER_SUBAGENT_PATCH = 'research-worker-subagent';
@@ -18,10 +24,14 @@ export const RESEARCH_WORKER_SUBAGENT_PATCH = 'research-worker-subagent';
  * child cycle that ends with a `board_write`, and always writes: an investigation that ends without an accepted
  * write records UNVERIFIED with the reason, so no fact stays PENDING behind a finished worker.
  */
-export async function researchWorker(input: WorkerInput): Promise<WorkerResult> {
+export async function researchWorker(rawInput: WorkerInput): Promise<WorkerResult> {
+  const input = parseWorkflowInput(WorkerInputSchema(), rawInput, ResearchError.BadInput, 'research worker input');
   // Only workers from before the patch act on it; an investigation asks the board itself before each fetch.
   const tombstoned = new Set(input.tombstoned.map(normaliseUrl));
-  setHandler(tombstonedSignal, (url) => void tombstoned.add(normaliseUrl(url)));
+  setHandler(tombstonedSignal, (raw) => {
+    const url = signalArgs(TombstonedUrlSchema, raw, 'tombstoned');
+    if (url !== undefined) tombstoned.add(normaliseUrl(url));
+  });
   const research = { supervisorId: input.supervisorId, workerId: input.workerId };
   const write = (draft: Draft, usage?: CycleResult['usageByModel']) => writeAsWorker(research, draft, usage);
   const fact = { entity: input.entity, field: input.field };

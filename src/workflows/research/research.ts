@@ -24,7 +24,6 @@ import {
   type ParsedResearchInput,
   type ResearchCarry,
   type ResearchInput,
-  ResearchInputSchema,
   type ResearchResult,
   composeAnswer,
   reviseStrategy,
@@ -44,6 +43,7 @@ import { cycleOutcomeKey, researchRunKey } from '../../common/search-attributes'
 import { ResearchRun } from './research-run';
 import { researchWorker } from './research-worker';
 import { writeFirstStrategy } from './strategy';
+import { parseResearchStart, receiveDirective } from './research-input';
 
 // A store read: an attempt lost with its worker process is retried elsewhere after seconds, not a minute.
 const { checkEvidence } = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { maximumAttempts: 5 } });
@@ -53,8 +53,8 @@ const { mirrorEntries } = proxyActivities<Activities>({ startToCloseTimeout: '1m
  * The research supervisor (seed 003): holds the board, writes STRATEGY, spawns a worker per fact, tombstones failed
  * URLs, re-delegates unverified facts, reads user directives into STRATEGY, and synthesises only through the gate.
  */
-export async function research(rawInput: ResearchInput, carry?: ResearchCarry): Promise<ResearchResult> {
-  const input = ResearchInputSchema().parse(rawInput);
+export async function research(rawInput: ResearchInput, rawCarry?: ResearchCarry): Promise<ResearchResult> {
+  const { input, carry } = parseResearchStart(rawInput, rawCarry);
   const { workflowId } = workflowInfo();
   const run = new ResearchRun(input, workflowId, Date.now(), carry);
   installHandlers(run);
@@ -104,11 +104,7 @@ function workerIdOf(input: ParsedResearchInput): (n: number) => string {
 function installHandlers(run: ResearchRun): void {
   setHandler(boardQuery, () => run.entries);
   setHandler(statusQuery, () => run.status());
-  setHandler(directiveSignal, ({ text, by }) => {
-    const author = { role: 'user' as const, id: (by ?? 'user').slice(0, 200) || 'user' };
-    const draft = { type: 'USER_DIRECTIVE', body: { text: String(text).trim().slice(0, 2000) } } as Draft;
-    run.directive(author, draft, Date.now());
-  });
+  setHandler(directiveSignal, (raw) => receiveDirective(run, raw));
   setHandler(
     writeUpdate,
     async (request: WriteRequest) => {
