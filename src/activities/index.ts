@@ -1,26 +1,28 @@
-import { ApplicationFailure } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
+import { z } from 'zod';
 import { type ModelRequest, ModelRequestSchema, type ModelResponse } from '../core/cycle/model';
-import { type Observation, type ToolCallInput } from '../core/tools/observation';
+import { type Observation, type ToolCallInput, ToolCallInputSchema } from '../core/tools/observation';
 import type { ObservationStore } from './observations/entry';
 import { createObservationRuntime } from './observations/runtime';
 import type { ModelProvider } from './model/provider';
 import { runObservedTool } from './tools/run-tool';
 import type { ToolOptions } from './tools/types';
-import { type VerificationRequest, runVerification } from './tools/verification';
+import { type VerificationRequest, VerificationRequestSchema, runVerification } from './tools/verification';
 import { mirrorEntries } from './research/mirror';
 import { createResearchActivities, tombstonedUrls } from './research/board';
 import { createWakeAgent } from './wake-agent';
-import { ModelError } from '../common/failure-types';
+import { ModelError, ObservationStoreError, StagedError, ToolError } from '../common/failure-types';
+import { parseWorkflowInput } from '../common/workflow-input';
 import { heartbeating } from './heartbeat';
 
 /** Content the budget moves out of a scratchpad section. */
-export interface ArchiveRequest {
-  agentId: string;
-  cycleId: string;
-  section: string;
-  content: string;
-}
+const ArchiveRequestSchema = z.object({
+  agentId: z.string().min(1).max(1000),
+  cycleId: z.string().min(1).max(1000),
+  section: z.string().min(1).max(100),
+  content: z.string().max(1_000_000),
+});
+export type ArchiveRequest = z.infer<typeof ArchiveRequestSchema>;
 
 export interface ActivityDependencies {
   /** Resolves a model spec (or the default when undefined) to a provider. */
@@ -40,11 +42,8 @@ export function createActivities(dependencies: ActivityDependencies) {
   return {
     /** One model call. Retries belong to Temporal: providers never retry on their own. */
     async callModel(request: ModelRequest): Promise<ModelResponse> {
-      const parsed = ModelRequestSchema().safeParse(request);
-      if (!parsed.success) {
-        throw ApplicationFailure.nonRetryable(`invalid model request: ${parsed.error.message}`, ModelError.BadRequest);
-      }
-      const { model, ...rest } = parsed.data;
+      const parsed = parseWorkflowInput(ModelRequestSchema(), request, ModelError.BadRequest, 'model request');
+      const { model, ...rest } = parsed;
       const provider = dependencies.resolveModel(model);
       return heartbeating((signal) => provider.complete(rest, signal));
     },
@@ -53,7 +52,9 @@ export function createActivities(dependencies: ActivityDependencies) {
      * One tool call; tool errors come back as `ok: false` observations, not thrown failures. Large observations
      * are offloaded here, so they never enter workflow history (seed 002).
      */
-    async runTool(call: ToolCallInput): Promise<Observation> {
+    async runTool(rawCall: ToolCallInput): Promise<Observation> {
+      // The envelope is the workflow's; bad arguments of the model's own come back to it as an `ok: false` observation.
+      const call = parseWorkflowInput(ToolCallInputSchema(), rawCall, ToolError.BadInput, 'tool call');
       const denied =
         call.name === 'web_fetch' && call.boardId !== undefined
           ? { fetchDeniedUrls: await tombstonedUrls(dependencies.client, call.boardId) }
@@ -72,7 +73,8 @@ export function createActivities(dependencies: ActivityDependencies) {
      * Moves content out of an agent's scratchpad into the store with no expiry (seed 001 `archive_workspace`),
      * so the budget never silently drops anything; the pointer left behind names the returned id.
      */
-    async archiveContent(request: ArchiveRequest): Promise<{ id: string }> {
+    async archiveContent(rawRequest: ArchiveRequest): Promise<{ id: string }> {
+      const request = parseWorkflowInput(ArchiveRequestSchema, rawRequest, ObservationStoreError.BadInput, 'archive');
       // A store that stops answering (Redis restarting) must not look like a dead worker.
       const entry = await heartbeating(() =>
         observations.store.put({
@@ -89,7 +91,8 @@ export function createActivities(dependencies: ActivityDependencies) {
     },
 
     /** Seed 004: runs a staged run's verification command confined in the sandbox; large output is offloaded. */
-    async runVerification(request: VerificationRequest) {
+    async runVerification(rawRequest: VerificationRequest) {
+      const request = parseWorkflowInput(VerificationRequestSchema, rawRequest, StagedError.BadInput, 'verification');
       return runVerification(request, dependencies.tools.sandboxRoot, observations);
     },
 

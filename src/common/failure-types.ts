@@ -24,3 +24,19 @@ export type ModelErrorType = (typeof ModelError)[keyof typeof ModelError];
 export const AgentError = { BadInput: 'AgentError.BadInput' } as const;
 export const CycleError = { BadInput: 'CycleError.BadInput' } as const;
 export const ScheduleError = { BadInput: 'ScheduleError.BadInput', NoClient: 'ScheduleError.NoClient' } as const;
+export const StagedError = { BadInput: 'StagedError.BadInput' } as const;
+/** `runTool`'s call: the workflow's envelope around the model's arguments, which go back to the model when bad. */
+export const ToolError = { BadInput: 'ToolError.BadInput' } as const;
+export const ObservationStoreError = {
+  BadInput: 'ObservationStore.BadInput',
+  /** A large observation could not be stored: retried, since it cannot go back to the workflow unstored. */
+  Unavailable: 'ObservationStore.Unavailable',
+} as const;
+export const ResearchError = {
+  BadInput: 'Research.BadInput',
+  /** The supervisor's own entry broke the board's rules. */
+  RefusedWrite: 'Research.RefusedWrite',
+  NoClient: 'Research.NoClient',
+  /** The board could not be read before a fetch: retried. */
+  Board: 'Research.Board',
+} as const;

@@ -1,3 +1,6 @@
+import { z } from 'zod';
+import { shareable } from '../core/shareable';
+import { validateAgentId } from './ids';
 import type { AgentInput } from '../core/agent/agent';
 import type { CycleInput, CycleResult } from '../core/cycle/input';
 import type { StagedInput, StagedResult } from '../core/staged/input';
@@ -17,11 +20,16 @@ export interface WorkflowTypes {
 }
 
 /** What a schedule's action passes on: the agent to wake, its task queue, and the tasks to enqueue. */
-export interface WakeAgentArgs {
-  agentId: string;
-  taskQueue: string;
-  tasks?: string[];
-}
+export const WakeAgentArgsSchema = shareable(
+  z.object({
+    agentId: z.string().refine((agentId) => validateAgentId(agentId) === undefined, {
+      message: 'invalid agent id: use 1-128 letters, digits, ".", "_" or "-"',
+    }),
+    taskQueue: z.string().min(1).max(1000),
+    tasks: z.array(z.string().trim().min(1).max(5000)).default([]),
+  }),
+);
+export type WakeAgentArgs = z.input<ReturnType<typeof WakeAgentArgsSchema>>;
 
 /** The agent execution a wake reached. */
 export interface WakeAgentResult {

@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { ModelResponse } from '../../core/cycle/model';
 import type { ModelProvider, ProviderRequest } from './provider';
 import { ScriptedProvider, type ScriptEntry } from './scripted';
+import { ModelError } from '../../common/failure-types';
 
 /**
  * Scripted replies for models that run concurrently (research workers): each conversation is routed by the first
@@ -28,7 +29,7 @@ export class RoutedScriptedProvider implements ModelProvider {
     const key = lines.find((line) => this.routes.has(line.trim()))?.trim() ?? lines[0] ?? '';
     const route = this.routes.get(key);
     if (!route) {
-      throw ApplicationFailure.nonRetryable(`no script for "${key.slice(0, 200)}"`, 'ModelError.ScriptExhausted');
+      throw ApplicationFailure.nonRetryable(`no script for "${key.slice(0, 200)}"`, ModelError.ScriptExhausted);
     }
     return { ...(await route.complete(request, signal)), model: this.spec };
   }

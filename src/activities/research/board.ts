@@ -1,21 +1,31 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { type Client, WorkflowUpdateFailedError } from '@temporalio/client';
-import { type BoardEntry, type Evidence, valueOccursIn } from '../../core/research/board';
+import { z } from 'zod';
+import { BOARD_LIMITS, type BoardEntry, EvidenceSchema, valueOccursIn } from '../../core/research/board';
 import { urlKey } from '../../core/research/url-key';
 import { errorMessage } from '../../common/error-message';
+import { ResearchError } from '../../common/failure-types';
+import { parseWorkflowInput } from '../../common/workflow-input';
 import { isWorkerObservation, researchInvestigationId } from '../../common/ids';
 import { type WriteRequest, type WriteResult, boardQuery, writeUpdate } from '../../common/messages/research';
 import type { ObservationStore } from '../observations/entry';
 import { type ObservationRuntime, loadContent } from '../observations/runtime';
 import { TextView } from '../observations/text-view';
 
-export interface EvidenceCheck {
+const EvidenceCheckSchema = z.object({
   /** The worker that wrote VERIFIED: the observation must be its own. */
-  workerId: string;
-  evidence: Evidence;
-  sourceUrl: string;
-  value: string;
-}
+  workerId: z.string().min(1).max(300),
+  evidence: EvidenceSchema(),
+  sourceUrl: z.string().min(1).max(BOARD_LIMITS.url),
+  value: z.string().min(1).max(BOARD_LIMITS.name),
+});
+export type EvidenceCheck = z.infer<typeof EvidenceCheckSchema>;
+
+// The request itself is the supervisor's to judge: its `write` validator refuses a bad one, and the worker hears why.
+const BoardWriteArgsSchema = z.object({
+  supervisorId: z.string().min(1).max(300),
+  request: z.record(z.string(), z.unknown()),
+});
 
 export type EvidenceVerdict = { ok: true } | { ok: false; reason: string };
 
@@ -46,14 +56,17 @@ export const TOMBSTONED = 'is tombstoned in this run: never fetched again';
  */
 export async function tombstonedUrls(client: Client | undefined, boardId: string): Promise<Map<string, string>> {
   if (!client) {
-    throw ApplicationFailure.nonRetryable('web_fetch for a board needs a Temporal client', 'Research.NoClient');
+    throw ApplicationFailure.nonRetryable('web_fetch for a board needs a Temporal client', ResearchError.NoClient);
   }
   let entries: BoardEntry[];
   try {
     entries = await client.workflow.getHandle(boardId).query(boardQuery);
   } catch (error) {
     // Fetching blind could repeat a dead URL: retry until the board answers, or let the cycle fail.
-    throw ApplicationFailure.retryable(`cannot read the board of ${boardId}: ${errorMessage(error)}`, 'Research.Board');
+    throw ApplicationFailure.retryable(
+      `cannot read the board of ${boardId}: ${errorMessage(error)}`,
+      ResearchError.Board,
+    );
   }
   const denied = new Map<string, string>();
   for (const entry of entries) {
@@ -67,8 +80,9 @@ export function createResearchActivities(client: Client | undefined, observation
   return {
     /** A worker's write through the supervisor's `write` update; a refusal comes back as `ok: false`, not a failure. */
     async boardWrite(args: { supervisorId: string; request: WriteRequest }): Promise<BoardWriteOutcome> {
-      if (!client) throw ApplicationFailure.nonRetryable('boardWrite needs a Temporal client', 'Research.NoClient');
-      const handle = client.workflow.getHandle(args.supervisorId);
+      const { supervisorId } = parseWorkflowInput(BoardWriteArgsSchema, args, ResearchError.BadInput, 'board write');
+      if (!client) throw ApplicationFailure.nonRetryable('boardWrite needs a Temporal client', ResearchError.NoClient);
+      const handle = client.workflow.getHandle(supervisorId);
       // One update id for every attempt of this activity: a retry after a worker died between the supervisor
       // accepting the write and this activity completing gets the first outcome back instead of writing twice.
       const { workflowExecution: execution, activityId } = Context.current().info;
@@ -86,7 +100,8 @@ export function createResearchActivities(client: Client | undefined, observation
      * Seed 003's "verified means checked": the cited observation is a successful `web_fetch` of `sourceUrl` stored by
      * this worker's investigation (its cycle or that cycle's sub-agents), and the value occurs in its content.
      */
-    async checkEvidence(check: EvidenceCheck): Promise<EvidenceVerdict> {
+    async checkEvidence(rawCheck: EvidenceCheck): Promise<EvidenceVerdict> {
+      const check = parseWorkflowInput(EvidenceCheckSchema, rawCheck, ResearchError.BadInput, 'evidence check');
       const { store } = observations;
       const { observationId, step } = check.evidence;
       const entry =

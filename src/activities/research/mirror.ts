@@ -1,5 +1,8 @@
 import Redis from 'ioredis';
+import { z } from 'zod';
 import type { BoardEntry } from '../../core/research/board';
+import { ResearchError } from '../../common/failure-types';
+import { parseWorkflowInput } from '../../common/workflow-input';
 
 /** How long a finished run's mirror stays readable. */
 export const MIRROR_TTL_SECONDS = 24 * 3600;
@@ -11,13 +14,15 @@ if redis.call('SADD', KEYS[2], ARGV[1]) == 1 then
 end
 return 1`;
 
-export interface MirrorRequest {
-  url: string;
-  runId: string;
-  entries: BoardEntry[];
+// Entries are checked only as far as the mirror reads them: an id to push once by, and JSON to push.
+const MirrorRequestSchema = z.object({
+  url: z.string().min(1),
+  runId: z.string().min(1).max(128),
+  entries: z.array(z.looseObject({ id: z.string().min(1).max(200) })),
   /** The run ended: set the TTL. */
-  final: boolean;
-}
+  final: z.boolean(),
+});
+export type MirrorRequest = Omit<z.infer<typeof MirrorRequestSchema>, 'entries'> & { entries: BoardEntry[] };
 
 export function mirrorKey(runId: string): string {
   return `scratchpad:${runId}`;
@@ -28,7 +33,8 @@ export function mirrorKey(runId: string): string {
  * idempotent by entry id; a TTL once the run ends. Temporal stays the authority; readers that do not speak it read
  * this. A connection per call: the supervisor mirrors once per evaluation, and nothing is left open in the worker.
  */
-export async function mirrorEntries(request: MirrorRequest): Promise<{ pushed: number }> {
+export async function mirrorEntries(rawRequest: MirrorRequest): Promise<{ pushed: number }> {
+  const request = parseWorkflowInput(MirrorRequestSchema, rawRequest, ResearchError.BadInput, 'mirror request');
   const redis = new Redis(request.url, { maxRetriesPerRequest: 2, lazyConnect: true });
   redis.on('error', () => undefined);
   try {

@@ -8,6 +8,7 @@ import { isLargeObservation, syntheticObservation } from '../observations/synthe
 import { TextView } from '../observations/text-view';
 import { runToolCall } from '.';
 import { errorMessage } from '../../common/error-message';
+import { ObservationStoreError } from '../../common/failure-types';
 import { scratchpadRead } from './scratchpad-read';
 import type { ToolOptions } from './types';
 
@@ -74,7 +75,7 @@ export async function recordObservation(
   } catch (error) {
     const message = `cannot store the ${facts.sizeBytes}-byte observation of ${call.name}: ${errorMessage(error)}`;
     // Retrying would run the tool again: only worth it when the observation cannot go back without the store.
-    if (large) throw ApplicationFailure.retryable(message, 'ObservationStore.Unavailable');
+    if (large) throw ApplicationFailure.retryable(message, ObservationStoreError.Unavailable);
     warn(`${message}; returning it unstored, so {{step${call.step}.…}} references to it will fail`);
     return observation;
   }

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { Context } from '@temporalio/activity';
 import { isStoredObservation, type Observation, observationText } from '../../core/tools/observation';
 import type { Verification } from '../../core/staged/input';
@@ -6,14 +7,15 @@ import type { ObservationRuntime } from '../observations/runtime';
 import { ensureSandboxRoot } from './sandbox';
 import { runConfined } from './confined';
 
-/** What `runVerification` is asked to run. */
-export interface VerificationRequest {
-  agentId: string;
+/** What `runVerification` is asked to run: bounds as a staged run's input. */
+export const VerificationRequestSchema = z.object({
+  agentId: z.string().min(1).max(1000),
   /** The cycle that will read the output (the next repair stage), so its `scratchpad_read` may reach it. */
-  turnId: string;
-  command: string;
-  timeoutMs: number;
-}
+  turnId: z.string().min(1).max(1000),
+  command: z.string().min(1).max(4000),
+  timeoutMs: z.number().int().min(1000).max(3_600_000),
+});
+export type VerificationRequest = z.infer<typeof VerificationRequestSchema>;
 
 const HEARTBEAT_MS = 5000;
 

@@ -35,15 +35,24 @@ export const ModelRequestSchema = shareable(
 );
 export type ModelRequest = z.input<ReturnType<typeof ModelRequestSchema>>;
 
+// Far beyond what an agent spends on one model in its lifetime (its totals ride every continue-as-new), yet low
+// enough that a forged write cannot add absurd amounts, nor make sums inexact.
+/** Most tokens one usage field may count. */
+export const MAX_USAGE_TOKENS = 1e12;
+const tokens = z.number().int().nonnegative().max(MAX_USAGE_TOKENS);
+
+/** Token counts of a call, a cycle, or a total: the one usage schema, wherever usage crosses a boundary. */
 export const UsageSchema = shareable(
-  z.object({
-    inputTokens: z.number(),
-    outputTokens: z.number(),
-    cacheReadTokens: z.number(),
-    cacheWriteTokens: z.number(),
-  }),
+  z.object({ inputTokens: tokens, outputTokens: tokens, cacheReadTokens: tokens, cacheWriteTokens: tokens }),
 );
 export type Usage = z.infer<ReturnType<typeof UsageSchema>>;
+
+/** Usage by model as a research worker reports it with its last write: short names, and few of them. */
+export const UsageByModelSchema = shareable(
+  z
+    .record(z.string().max(200), UsageSchema())
+    .refine((byModel) => Object.keys(byModel).length <= 20, { message: 'at most 20 models' }),
+);
 
 export const ToolCallSchema = shareable(z.object({ id: z.string(), name: z.string(), input: z.unknown() }));
 export type ToolCall = z.infer<ReturnType<typeof ToolCallSchema>>;

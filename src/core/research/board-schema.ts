@@ -87,6 +87,23 @@ export const DraftSchema = shareable(
 );
 export type Draft = { [T in EntryType]: { type: T; body: EntryBody<T> } }[EntryType];
 
+/** An accepted entry as it leaves the board (a continue-as-new, the mirror): a draft with what the board added. */
+export const BoardEntrySchema = shareable(
+  z.discriminatedUnion(
+    'type',
+    ENTRY_TYPES.map((type) =>
+      z.strictObject({
+        id: z.string().min(1).max(BOARD_LIMITS.name),
+        type: z.literal(type),
+        author: AuthorSchema(),
+        turn: z.number().int().nonnegative(),
+        createdAt: z.string().max(BOARD_LIMITS.name),
+        body: BODIES[type],
+      }),
+    ) as unknown as [z.ZodObject, z.ZodObject],
+  ),
+);
+
 /** An accepted, immutable board entry. */
 export type BoardEntry = {
   [T in EntryType]: { id: string; type: T; author: Author; turn: number; createdAt: string; body: EntryBody<T> };

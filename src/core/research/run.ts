@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { BOARD_LIMITS, type BoardEntry, type EntryBody, type FactView, facts } from './board';
+import { BOARD_LIMITS, type BoardEntry, BoardEntrySchema, type EntryBody, type FactView, facts } from './board';
 import type { ResearchPlan } from './plan';
-import type { Usage } from '../cycle/model';
+import { type Usage, UsageSchema } from '../cycle/model';
 import { shareable } from '../shareable';
 
 /** Model usage of a run (the supervisor's planning, every worker's), in total, by model, and its price (null: unknown). */
@@ -46,19 +46,50 @@ export const ResearchInputSchema = shareable(
 export type ResearchInput = z.input<ReturnType<typeof ResearchInputSchema>>;
 export type ParsedResearchInput = z.output<ReturnType<typeof ResearchInputSchema>>;
 
-/** What a run hands over to its next run at continue-as-new. */
-export interface ResearchHandover {
+// Workflow ids of the supervisor and its workers: a run id with a short suffix.
+const workflowId = z.string().min(1).max(300);
+
+/** What a run hands over to its next run at continue-as-new: the supervisor's second argument, checked as its first. */
+export const ResearchHandoverSchema = shareable(
+  z.object({
+    entries: z.array(BoardEntrySchema()),
+    nextWorker: z.number().int().min(1),
+    startedAt: z.number().int().nonnegative(),
+    directivesRead: z.number().int().nonnegative(),
+    activeWorkers: z.array(workflowId),
+    spawned: z.array(workflowId),
+    /** Continue-as-new count so far. */
+    generation: z.number().int().nonnegative(),
+    /** Usage counted so far: the supervisor's planning and finished workers'. */
+    usageByModel: z.record(z.string(), UsageSchema()).optional(),
+  }),
+);
+// The schema checks each entry against its type's body; the type names that body.
+export type ResearchHandover = Omit<z.output<ReturnType<typeof ResearchHandoverSchema>>, 'entries'> & {
   entries: BoardEntry[];
-  nextWorker: number;
-  startedAt: number;
-  directivesRead: number;
-  activeWorkers: string[];
-  spawned: string[];
-  /** Continue-as-new count so far. */
-  generation: number;
-  /** Usage counted so far: the supervisor's planning and finished workers'. */
-  usageByModel?: Record<string, Usage>;
-}
+};
+
+// The text is cut to the board's limit, but one far beyond it is dropped; an author left out, null or blank is `user`.
+/** The `directive` signal's argument, read as the USER_DIRECTIVE it appends. */
+export const UserDirectiveSchema = shareable(
+  z
+    .object({
+      text: z
+        .string()
+        .max(BOARD_LIMITS.answer)
+        .transform((text) => text.trim().slice(0, BOARD_LIMITS.text))
+        .pipe(z.string().min(1, 'a directive needs some text')),
+      by: z
+        .string()
+        .max(BOARD_LIMITS.text)
+        .nullish()
+        .transform((by) => by?.trim().slice(0, BOARD_LIMITS.name) || 'user'),
+    })
+    .transform(({ text, by }) => ({
+      author: { role: 'user' as const, id: by },
+      draft: { type: 'USER_DIRECTIVE' as const, body: { text } },
+    })),
+);
 
 export type ResearchOutcome = 'running' | 'complete' | 'incomplete';
 
@@ -90,20 +121,24 @@ export interface ResearchStatus {
 }
 
 /** What the supervisor hands one worker. */
-export interface WorkerInput {
-  supervisorId: string;
-  workerId: string;
-  entity: string;
-  field: string;
-  goal: string;
-  /** True when the supervisor already wrote PENDING for this worker (a re-delegation). */
-  delegated: boolean;
-  searchHint?: string;
-  tombstoned: string[];
-  maxTurns: number;
-  model?: string;
-  attempt: number;
-}
+export const WorkerInputSchema = shareable(
+  z.object({
+    supervisorId: workflowId,
+    workerId: workflowId,
+    entity: name,
+    field: name,
+    goal: z.string().min(1).max(BOARD_LIMITS.text),
+    /** True when the supervisor already wrote PENDING for this worker (a re-delegation). */
+    delegated: z.boolean(),
+    searchHint: z.string().max(BOARD_LIMITS.text).optional(),
+    // As many as the board holds: its facts and their attempts bound them.
+    tombstoned: z.array(z.string().max(BOARD_LIMITS.url)),
+    maxTurns: z.number().int().min(1).max(50),
+    model: z.string().min(1).optional(),
+    attempt: z.number().int().min(1),
+  }),
+);
+export type WorkerInput = z.infer<ReturnType<typeof WorkerInputSchema>>;
 
 export interface WorkerResult {
   workerId: string;

@@ -14,14 +14,14 @@ export type Observation = z.infer<ReturnType<typeof ObservationSchema>>;
 
 export const ToolCallInputSchema = shareable(
   z.object({
-    cycleId: z.string(),
+    cycleId: z.string().min(1).max(1000),
     step: z.number().int().nonnegative(),
-    name: z.string(),
+    name: z.string().min(1).max(200),
     args: z.record(z.string(), z.unknown()),
     /** The cycle's agent: entries it stored with no expiry (archives) stay readable by its later cycles. */
-    agentId: z.string().optional(),
+    agentId: z.string().max(1000).optional(),
     /** A research investigation's board (the supervisor's id): `web_fetch` refuses the URLs it has tombstoned. */
-    boardId: z.string().optional(),
+    boardId: z.string().min(1).max(1000).optional(),
   }),
 );
 export type ToolCallInput = z.infer<ReturnType<typeof ToolCallInputSchema>>;

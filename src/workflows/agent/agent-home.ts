@@ -1,5 +1,4 @@
 import { ApplicationFailure, log, upsertMemo, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import { z } from 'zod';
 import {
   type AgentInput,
   type AgentSettings,
@@ -13,7 +12,6 @@ import {
   RunCycleArgsSchema,
   SendArgsSchema,
   type SendResult,
-  WakeArgsSchema,
   cycleRecordOf,
   keepLast,
   KEPT_CYCLES,
@@ -36,6 +34,7 @@ import { agentIdKey, cycleCountKey, lastOutcomeKey } from '../../common/search-a
 import { ChildCycle, cycleInputFor, summaryOf } from './child-cycle';
 import { DeferredChanges } from './deferred-changes';
 import { type Finished, type WorkItem, WorkQueue } from './work-queue';
+import { directiveOf, mayHold, wakeOf } from './signals';
 
 /**
  * The state of one agent's durable home and what its messages do to it: the work queue, the scratchpad,
@@ -147,13 +146,9 @@ export class AgentHome {
   }
 
   wake(args: unknown): void {
-    const parsed = WakeArgsSchema().safeParse(args ?? {});
-    // A signal has no caller to answer: a bad one is logged (visible in the worker's log) and wakes nothing.
-    if (!parsed.success) {
-      log.warn('ignored a wake signal with invalid arguments', { error: z.prettifyError(parsed.error) });
-      return;
-    }
-    const { tasks, trigger } = parsed.data;
+    const parsed = wakeOf(args);
+    if (!parsed) return;
+    const { tasks, trigger } = parsed;
     this.changes.apply(() => {
       // A schedule repeats its tasks every tick: one already queued is not queued again.
       const queued = [this.scratchpad.current_task, ...this.scratchpad.pending_actions];
@@ -167,13 +162,10 @@ export class AgentHome {
     });
   }
 
-  directive(text: unknown): void {
-    if (typeof text !== 'string' || text.trim() === '') return;
-    if (!this.running) {
-      this.heldDirectives.push(text);
-      return;
-    }
-    this.running.forward(text);
+  directive(raw: unknown): void {
+    const text = directiveOf(raw);
+    if (text !== undefined && this.running) this.running.forward(text);
+    else if (text !== undefined && mayHold(this.heldDirectives)) this.heldDirectives.push(text);
   }
 
   hasQueuedWork(): boolean {
@@ -184,7 +176,7 @@ export class AgentHome {
     return workflowInfo().continueAsNewSuggested || this.cyclesThisRun >= this.settings.continueAsNewEvery;
   }
 
-  /** Whether the queue can go to the next run: see {@link WorkQueue.canCarry}. */
+  /** Whether the queue can go to the next run: see {@link WorkQueue.canHandOver}. */
   canHandOverQueue(): boolean {
     return this.queue.canHandOver();
   }

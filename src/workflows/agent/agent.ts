@@ -1,10 +1,8 @@
-import { ApplicationFailure, allHandlersFinished, condition, continueAsNew, setHandler } from '@temporalio/workflow';
+import { allHandlersFinished, condition, continueAsNew, setHandler } from '@temporalio/workflow';
 import {
   type AgentInput,
   AgentInputSchema,
-  AgentSettingsSchema,
   EnqueueArgsSchema,
-  type ParsedAgentInput,
   RunCycleArgsSchema,
   SendArgsSchema,
 } from '../../core/agent/agent';
@@ -23,17 +21,9 @@ import {
   wakeSignal,
 } from '../../common/messages/agent';
 import { AgentError } from '../../common/failure-types';
+import { parseWorkflowInput } from '../../common/workflow-input';
 import { AgentHome } from './agent-home';
-import { validate, validateImport, validateInject, validateQueue } from './validators';
-
-function parseInput(raw: AgentInput): ParsedAgentInput {
-  const parsed = AgentInputSchema().safeParse(raw);
-  // A ZodError thrown here would fail the workflow task forever; fail the workflow instead.
-  if (!parsed.success) {
-    throw ApplicationFailure.nonRetryable(`invalid agent input: ${parsed.error.message}`, AgentError.BadInput);
-  }
-  return parsed.data;
-}
+import { validate, validateConfigure, validateImport, validateInject, validateQueue } from './validators';
 
 /** Queries, signals and updates of the agent workflow, each handed to its home. */
 function registerHandlers(home: AgentHome): void {
@@ -51,7 +41,7 @@ function registerHandlers(home: AgentHome): void {
   setHandler(injectUpdate, (args) => home.inject(args), { validator: (args) => validateInject(home.scratchpad, args) });
   setHandler(importUpdate, (state) => home.import(state), { validator: (state) => validateImport(state) });
   setHandler(configureUpdate, (changes) => home.configure(changes), {
-    validator: (changes) => validate(AgentSettingsSchema(), { ...home.settings, ...changes }),
+    validator: (changes) => validateConfigure(home.settings, changes),
   });
   setHandler(wakeSignal, (args) => home.wake(args));
   setHandler(directiveSignal, (text) => home.directive(text));
@@ -62,7 +52,7 @@ function registerHandlers(home: AgentHome): void {
  * child `agentCycle` workflows, each fed the previous after-state, and continues-as-new with its memory.
  */
 export async function agent(rawInput: AgentInput): Promise<void> {
-  const input = parseInput(rawInput);
+  const input = parseWorkflowInput(AgentInputSchema(), rawInput, AgentError.BadInput, 'agent input');
   const home = new AgentHome(input);
   registerHandlers(home);
   home.start(input.handover?.pendingWake ?? false);

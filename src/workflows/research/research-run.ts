@@ -1,5 +1,4 @@
 import { ApplicationFailure } from '@temporalio/workflow';
-import { z } from 'zod';
 import {
   type Author,
   type BoardEntry,
@@ -19,18 +18,9 @@ import {
   type ResearchUsage,
 } from '../../core/research/run';
 import { totalCost } from '../../core/cycle/cost';
-import { type Usage, mergeUsageByModel, totalUsage } from '../../core/cycle/model';
+import { type Usage, UsageByModelSchema, mergeUsageByModel, totalUsage } from '../../core/cycle/model';
+import { ResearchError } from '../../common/failure-types';
 import type { WriteRequest } from '../../common/messages/research';
-
-const tokens = z.number().int().nonnegative();
-// Bounded: a model name is short, and a run has few models.
-const WorkerUsageSchema = z
-  .record(
-    z.string().max(200),
-    z.object({ inputTokens: tokens, outputTokens: tokens, cacheReadTokens: tokens, cacheWriteTokens: tokens }),
-  )
-  .refine((byModel) => Object.keys(byModel).length <= 20, 'at most 20 models')
-  .optional();
 
 /** A refused write: the update fails with this, and the board is unchanged. */
 export class RefusedWrite extends Error {
@@ -102,8 +92,8 @@ export class ResearchRun {
       const issue = draft.error.issues[0];
       throw new RefusedWrite(`invalid ${type} entry: ${issue?.path.join('.')} ${issue?.message ?? ''}`.trim());
     }
-    const usage = WorkerUsageSchema.safeParse(request.usageByModel);
-    if (!usage.success || (request.usageByModel !== undefined && role !== 'worker')) {
+    const usage = request.usageByModel;
+    if (usage !== undefined && (role !== 'worker' || !UsageByModelSchema().safeParse(usage).success)) {
       throw new RefusedWrite(`invalid usage on a ${role}'s ${type} write: only a worker reports usage, by model`);
     }
     this.check(author.data, draft.data as Draft);
@@ -154,7 +144,7 @@ export class ResearchRun {
   /** Appends an entry that passes the rules as the board stands now; throws a non-retryable failure otherwise. */
   append(author: Author, draft: Draft, now: number): BoardEntry {
     const verdict = checkWrite(this.entries, author, draft);
-    if (!verdict.ok) throw ApplicationFailure.nonRetryable(verdict.reason, 'Research.RefusedWrite');
+    if (!verdict.ok) throw ApplicationFailure.nonRetryable(verdict.reason, ResearchError.RefusedWrite);
     const entry = {
       id: `e${this.entries.length + 1}`,
       type: draft.type,

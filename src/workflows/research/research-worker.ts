@@ -1,9 +1,11 @@
 import type { Draft } from '../../core/research/board';
 import type { CycleResult } from '../../core/cycle/input';
 import { totalUsage } from '../../core/cycle/model';
-import type { WorkerInput, WorkerResult } from '../../core/research/run';
+import { type WorkerInput, WorkerInputSchema, type WorkerResult } from '../../core/research/run';
 import { investigationInput } from '../../core/research/investigation';
 import { researchInvestigationId } from '../../common/ids';
+import { ResearchError } from '../../common/failure-types';
+import { parseWorkflowInput } from '../../common/workflow-input';
 import { writeAsWorker } from './board-write';
 import { runCycleChild } from '../cycle/start-cycle-child';
 
@@ -12,7 +14,8 @@ import { runCycleChild } from '../cycle/start-cycle-child';
  * child cycle that ends with a `board_write`, and always writes: an investigation that ends without an accepted
  * write records UNVERIFIED with the reason, so no fact stays PENDING behind a finished worker.
  */
-export async function researchWorker(input: WorkerInput): Promise<WorkerResult> {
+export async function researchWorker(rawInput: WorkerInput): Promise<WorkerResult> {
+  const input = parseWorkflowInput(WorkerInputSchema(), rawInput, ResearchError.BadInput, 'research worker input');
   const research = { supervisorId: input.supervisorId, workerId: input.workerId };
   const write = (draft: Draft, usage?: CycleResult['usageByModel']) => writeAsWorker(research, draft, usage);
   const fact = { entity: input.entity, field: input.field };

@@ -16,7 +16,6 @@ import {
   type ParsedResearchInput,
   type ResearchHandover,
   type ResearchInput,
-  ResearchInputSchema,
   type ResearchResult,
   composeAnswer,
 } from '../../core/research/run';
@@ -35,6 +34,7 @@ import { cycleOutcomeKey, researchRunKey } from '../../common/search-attributes'
 import { ResearchRun } from './research-run';
 import { researchWorker } from './research-worker';
 import { writeFirstStrategy } from './strategy';
+import { parseResearchStart, receiveDirective } from './research-input';
 
 // A store read: an attempt lost with its worker process is retried elsewhere after seconds, not a minute.
 const { checkEvidence } = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { maximumAttempts: 5 } });
@@ -44,8 +44,8 @@ const { mirrorEntries } = proxyActivities<Activities>({ startToCloseTimeout: '1m
  * The research supervisor (seed 003): holds the board, writes STRATEGY, spawns a worker per fact, tombstones failed
  * URLs, re-delegates unverified facts, reads user directives into STRATEGY, and synthesises only through the gate.
  */
-export async function research(rawInput: ResearchInput, handover?: ResearchHandover): Promise<ResearchResult> {
-  const input = ResearchInputSchema().parse(rawInput);
+export async function research(rawInput: ResearchInput, rawHandover?: ResearchHandover): Promise<ResearchResult> {
+  const { input, handover } = parseResearchStart(rawInput, rawHandover);
   const { workflowId } = workflowInfo();
   const run = new ResearchRun(input, workflowId, Date.now(), handover);
   installHandlers(run);
@@ -95,11 +95,7 @@ function workerIdOf(input: ParsedResearchInput): (n: number) => string {
 function installHandlers(run: ResearchRun): void {
   setHandler(boardQuery, () => run.entries);
   setHandler(researchStatusQuery, () => run.status());
-  setHandler(researchDirectiveSignal, ({ text, by }) => {
-    const author = { role: 'user' as const, id: (by ?? 'user').slice(0, 200) || 'user' };
-    const draft = { type: 'USER_DIRECTIVE', body: { text: String(text).trim().slice(0, 2000) } } as Draft;
-    run.directive(author, draft, Date.now());
-  });
+  setHandler(researchDirectiveSignal, (raw) => receiveDirective(run, raw));
   setHandler(
     writeUpdate,
     async (request: WriteRequest) => {

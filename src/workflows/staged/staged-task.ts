@@ -1,20 +1,11 @@
-import {
-  ApplicationFailure,
-  isCancellation,
-  setHandler,
-  upsertSearchAttributes,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { isCancellation, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { shouldStage, stagedOutcome, repairStage, type StagedOutcome } from '../../core/staged/rules';
-import {
-  type StagedInput,
-  StagedInputSchema,
-  type StagedResult,
-  type ParsedStagedInput,
-} from '../../core/staged/input';
+import { type StagedInput, StagedInputSchema, type StagedResult } from '../../core/staged/input';
 import { stagedProgressQuery } from '../../common/messages/staged';
 import { cycleOutcomeKey } from '../../common/search-attributes';
 import { failureMessage } from '../../common/failure';
+import { StagedError } from '../../common/failure-types';
+import { parseWorkflowInput } from '../../common/workflow-input';
 import { StagedRun } from './staged-run';
 
 /**
@@ -23,11 +14,7 @@ import { StagedRun } from './staged-run';
  * outcome: `verified` needs a verification that ran and passed.
  */
 export async function stagedTask(rawInput: StagedInput): Promise<StagedResult> {
-  const parsed = StagedInputSchema().safeParse(rawInput);
-  // A ZodError thrown would fail the workflow task forever; a bad input fails the workflow instead.
-  if (!parsed.success)
-    throw ApplicationFailure.nonRetryable(`invalid staged input: ${parsed.error.message}`, 'StagedError.BadInput');
-  const input: ParsedStagedInput = parsed.data;
+  const input = parseWorkflowInput(StagedInputSchema(), rawInput, StagedError.BadInput, 'staged input');
   const runId = workflowInfo().workflowId;
   const run = new StagedRun(input, runId);
   const staged = shouldStage(input.task, input.staged);
