@@ -1,7 +1,6 @@
-import { ApplicationFailure } from '@temporalio/workflow';
-import { z } from 'zod';
 import { type CycleInput, CycleInputSchema, type CycleResult, type ParsedCycleInput } from '../core/cycle/input';
 import { CycleError } from '../common/failure-types';
+import { parseWorkflowInput } from '../common/workflow-input';
 import { runCycle } from './cycle/run-cycle';
 import type { CycleFeature } from './cycle/tool-handler';
 import { scratchpadTools } from './agent/scratchpad-tools';
@@ -19,17 +18,8 @@ function featuresOf(input: ParsedCycleInput): CycleFeature[] {
   return features;
 }
 
-function parseInput(raw: unknown): ParsedCycleInput {
-  const parsed = CycleInputSchema().safeParse(withDefaultKind(raw));
-  // A ZodError thrown here would fail the workflow task forever; fail the workflow instead.
-  if (!parsed.success) {
-    throw ApplicationFailure.nonRetryable(`invalid cycle input: ${z.prettifyError(parsed.error)}`, CycleError.BadInput);
-  }
-  return parsed.data;
-}
-
 /** One cycle of an agent, a sub-agent, a research investigation or a staged run's stage (design.md, The cycle). */
 export async function agentCycle(rawInput: CycleInput): Promise<CycleResult> {
-  const input = parseInput(rawInput);
+  const input = parseWorkflowInput(CycleInputSchema(), withDefaultKind(rawInput), CycleError.BadInput, 'cycle input');
   return runCycle(input, featuresOf(input));
 }

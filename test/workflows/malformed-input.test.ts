@@ -57,13 +57,6 @@ describe('malformed input from a plain client', () => {
     return events.filter((event) => event.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED).length;
   }
 
-  /** Whether a workflow task has completed since the last signal arrived: the worker has handled them all. */
-  async function signalsHandled(handle: WorkflowHandle): Promise<boolean> {
-    const events = (await handle.fetchHistory()).events ?? [];
-    const last = (type: number) => events.map((event) => event.eventType).lastIndexOf(type);
-    return last(EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED) > last(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED);
-  }
-
   async function terminate(...workflowIds: string[]): Promise<void> {
     for (const workflowId of workflowIds)
       await client.workflow

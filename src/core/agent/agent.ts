@@ -78,13 +78,7 @@ function characters(max: number) {
 }
 
 export const SendArgsSchema = shareable(z.object({ message: characters(MAX_MESSAGE_CHARS) }));
-/** The `directive` signal's text, kept as sent: non-blank, and no longer than a chat message. */
-export const DirectiveTextSchema = shareable(
-  z
-    .string()
-    .max(MAX_MESSAGE_CHARS)
-    .refine((text) => text.trim() !== '', { message: 'a directive needs some text' }),
-);
+export { DirectiveTextSchema } from '../cycle/input';
 export const EnqueueArgsSchema = shareable(
   z
     .object({

@@ -7,6 +7,19 @@ import { shareable } from '../shareable';
 
 export const DEFAULT_MAX_ITERATIONS = 10;
 
+/** Longest directive or chat message: a user's message, not a document. */
+export const MAX_DIRECTIVE_CHARS = 20_000;
+/** Most directives one cycle holds: each stays in every later prompt of the cycle. */
+export const MAX_CYCLE_DIRECTIVES = 100;
+
+/** The `directive` signal's text, kept as sent: non-blank, and no longer than a chat message. */
+export const DirectiveTextSchema = shareable(
+  z
+    .string()
+    .max(MAX_DIRECTIVE_CHARS)
+    .refine((text) => text.trim() !== '', { message: 'a directive needs some text' }),
+);
+
 /** A top-level cycle is at depth 0; a cycle at this depth may not spawn (sub-agents nest, but not far). */
 export const MAX_SUBAGENT_DEPTH = 2;
 
@@ -47,7 +60,7 @@ const baseShape = () => ({
   /** Ceiling on the rendered scratchpad; older content beyond it is archived. */
   budgetChars: z.number().int().min(1000).max(200_000).default(DEFAULT_BUDGET_CHARS),
   /** Directives held for this cycle while no cycle was running. */
-  directives: z.array(z.string().max(20_000)).max(100).default([]),
+  directives: z.array(z.string().max(MAX_DIRECTIVE_CHARS)).max(MAX_CYCLE_DIRECTIVES).default([]),
   /** A prior run's notes, appended at the bottom of the user message (cut, omitted when empty). */
   priorScratchpad: z.string().max(1_000_000).optional(),
   /** How deep this cycle is among sub-agents: 0 for an agent's own cycle, its parent's plus one for a sub-agent. */

@@ -1,4 +1,4 @@
-import { proxyActivities, setCurrentDetails } from '@temporalio/workflow';
+import { log, proxyActivities, setCurrentDetails } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import {
   applyArchive,
@@ -7,7 +7,7 @@ import {
   planArchive,
   planCompletedArchive,
 } from '../../core/scratchpad/budget';
-import type { CycleResult, ParsedCycleInput, TraceEntry } from '../../core/cycle/input';
+import { type CycleResult, MAX_CYCLE_DIRECTIVES, type ParsedCycleInput, type TraceEntry } from '../../core/cycle/input';
 import {
   type ModelRequest,
   type ModelResponse,
@@ -61,8 +61,12 @@ export class CycleRun {
     }
   }
 
-  /** A directive signal: the model sees it from its next iteration on. */
+  /** A directive signal: the model sees it from its next iteration on. Past the cap one is dropped with a warning. */
   receiveDirective(text: string): void {
+    if (this.inbox.length + this.shown.length >= MAX_CYCLE_DIRECTIVES) {
+      log.warn(`dropped a directive signal: this cycle holds ${MAX_CYCLE_DIRECTIVES} directives already`);
+      return;
+    }
     this.inbox.push(text);
   }
 

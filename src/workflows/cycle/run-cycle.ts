@@ -7,7 +7,13 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
-import type { CycleOutcome, CycleResult, ParsedCycleInput } from '../../core/cycle/input';
+import {
+  type CycleOutcome,
+  type CycleResult,
+  DirectiveTextSchema,
+  type ParsedCycleInput,
+} from '../../core/cycle/input';
+import { signalArgs } from '../../common/signal-args';
 import type { Scratchpad } from '../../core/scratchpad/scratchpad';
 import { cycleOutcomeKey } from '../../common/search-attributes';
 import { afterQuery, beforeQuery, currentQuery, directiveSignal, traceQuery } from '../../common/messages/cycle';
@@ -46,8 +52,9 @@ export async function runCycle(input: ParsedCycleInput, features: readonly Cycle
   setHandler(currentQuery, () => run.state);
   setHandler(afterQuery, () => after);
   setHandler(traceQuery, () => run.trace);
-  setHandler(directiveSignal, (text) => {
-    if (typeof text === 'string' && text.trim() !== '') run.receiveDirective(text);
+  setHandler(directiveSignal, (raw) => {
+    const text = signalArgs(DirectiveTextSchema(), raw, 'directive');
+    if (text !== undefined) run.receiveDirective(text);
   });
 
   let outcome: CycleOutcome;
