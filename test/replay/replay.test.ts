@@ -4,6 +4,7 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { workerSinks } from '../../src/workers/create-worker';
 import { bundleWorkflows } from '../helpers/worker';
+import { PATCHES } from '../../src/workflows/compat';
 
 const HISTORIES = path.join(__dirname, 'histories');
 const files = fs.readdirSync(HISTORIES).filter((file) => file.endsWith('.json'));
@@ -110,6 +111,18 @@ describe('saved histories replay against the current workflow code', () => {
     const activities = cycle.flatMap((event) => event.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
     expect(activities).toContain('boardWrite');
     expect(activities.at(-1)).toBe('boardWrite');
+  });
+
+  it('carries no patch marker that workflows/compat.ts does not list', () => {
+    const listed = new Set(PATCHES.map((patch) => patch.id));
+    const unlisted = files.flatMap((file) =>
+      (load(file).events ?? []).flatMap((event) => {
+        const data = event.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0]?.data;
+        const id = data ? (JSON.parse(Buffer.from(data).toString('utf8')) as { id: string }).id : undefined;
+        return id !== undefined && !listed.has(id) ? [`${file}: ${id}`] : [];
+      }),
+    );
+    expect(unlisted).toEqual([]);
   });
 
   it('an edited history raises DeterminismViolationError', async () => {
