@@ -1,6 +1,13 @@
 // Worker side: the plugin for a worker the user already runs, and the parts it is built from.
 export { ScratchpadPlugin, type ScratchpadPluginOptions, combinedWorkflowsPath } from './workers/plugin';
-export { createWorker, type WorkerSetup, WORKFLOWS_PATH, toolOptions, workerSinks } from './workers/create-worker';
+export {
+  createWorker,
+  type WorkerSetup,
+  WORKFLOWS_PATH,
+  toolOptions,
+  workerSinks,
+  workflowWorkerOptions,
+} from './workers/create-worker';
 export { type ActivityDependencies, createActivities } from './activities';
 export { createModelResolver } from './activities/model/registry';
 export type { ModelProvider } from './activities/model/provider';

@@ -1,6 +1,6 @@
 import { renderMarkdown } from '../core/scratchpad/render';
 import type { Scratchpad } from '../core/scratchpad/scratchpad';
-import { snapshotYaml } from '../clients/snapshots';
+import { snapshotYaml } from '../client';
 import type { Format } from './options';
 
 /** A scratchpad as YAML (seed 000's key order), Markdown or JSON. */

@@ -1,9 +1,9 @@
 import { type Client, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import { type Config, ConfigError, LOG_LEVELS, describeConnection, loadConfig, resolveModelSpec } from '../config';
-import { connectClient } from '../clients/connection';
+import { connectClient } from '../client';
 import { hasPollers, isWorkflowTaskUnclaimed } from '../clients/task-queues';
-import type { WorkerSetup } from '../workers/create-worker';
+import type { WorkerSetup } from '../worker';
 import { CliError, EXIT } from './errors';
 import { errorMessage } from '../common/error-message';
 
@@ -60,7 +60,7 @@ export async function installWorkerLogger(): Promise<void> {
 /** A worker in this process, its runtime's logger installed first; the worker code is loaded only now. */
 export async function startWorker(setup: WorkerSetup): Promise<Worker> {
   await installWorkerLogger();
-  const { createWorker } = await import('../workers/create-worker');
+  const { createWorker } = await import('../worker');
   return createWorker(setup);
 }
 

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs/promises';
 import YAML from 'yaml';
-import { type AgentTarget, Agents } from '../../clients/agents';
+import { type AgentTarget, Agents } from '../../client';
 import type { Config } from '../../config';
 import type { AgentSettings } from '../../core/agent/agent';
 import { type Scratchpad, normalizeScratchpad } from '../../core/scratchpad/scratchpad';

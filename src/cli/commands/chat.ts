@@ -1,5 +1,5 @@
 import * as readline from 'node:readline';
-import { Agents } from '../../clients/agents';
+import { Agents } from '../../client';
 import { renderMarkdown } from '../../core/scratchpad/render';
 import { CliError, EXIT } from '../errors';
 import * as runtime from '../runtime';

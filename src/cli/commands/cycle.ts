@@ -1,7 +1,6 @@
 import * as fs from 'node:fs/promises';
 import YAML from 'yaml';
-import { Agents } from '../../clients/agents';
-import { StagedRuns } from '../../clients/staged-runs';
+import { Agents, StagedRuns } from '../../client';
 import { describeChanges, diffScratchpads } from '../../core/scratchpad/diff';
 import { type Scratchpad, normalizeScratchpad } from '../../core/scratchpad/scratchpad';
 import { CliError, EXIT, outcomeExitCode } from '../errors';

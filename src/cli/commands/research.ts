@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ResearchRuns } from '../../clients/research-runs';
+import { ResearchRuns } from '../../client';
 import {
   type ResearchInput,
   ResearchInputSchema,

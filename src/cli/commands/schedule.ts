@@ -7,7 +7,7 @@ import {
   createAgentSchedule,
   describeAgentSchedule,
   listAgentSchedules,
-} from '../../clients/schedules';
+} from '../../client';
 import { hasPollers } from '../../clients/task-queues';
 import { parseDuration } from '../../core/duration';
 import { CliError, EXIT } from '../errors';

@@ -1,5 +1,4 @@
-import { Agents } from '../../clients/agents';
-import { writeSnapshots } from '../../clients/snapshots';
+import { Agents, writeSnapshots } from '../../client';
 import type { Scratchpad } from '../../core/scratchpad/scratchpad';
 import { CliError, EXIT } from '../errors';
 import { formatScratchpad } from '../format';

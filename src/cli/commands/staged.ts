@@ -1,5 +1,5 @@
 import * as fs from 'node:fs/promises';
-import { StagedRuns } from '../../clients/staged-runs';
+import { StagedRuns } from '../../client';
 import type { StagedInput, StagedResult } from '../../core/staged/input';
 import { stagedWorkflowId } from '../../common/ids';
 import { CliError, EXIT, stagedExitCode } from '../errors';

@@ -1,6 +1,5 @@
 import * as path from 'node:path';
-import { Agents } from '../../clients/agents';
-import { snapshotYaml } from '../../clients/snapshots';
+import { Agents, snapshotYaml } from '../../client';
 import type { CycleResult } from '../../core/cycle/input';
 import { describeChanges, diffScratchpads } from '../../core/scratchpad/diff';
 import { ensureDevServer } from '../../dev-server/dev-server';

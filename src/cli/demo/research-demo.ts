@@ -1,5 +1,5 @@
 import { RoutedScriptedProvider } from '../../activities/model/routed';
-import { ResearchRuns } from '../../clients/research-runs';
+import { ResearchRuns } from '../../client';
 import type { ResearchInput } from '../../core/research/run';
 import type { Config } from '../../config';
 import { ensureDevServer } from '../../dev-server/dev-server';

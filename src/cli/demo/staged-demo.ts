@@ -1,7 +1,7 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { StagedRuns } from '../../clients/staged-runs';
+import { StagedRuns } from '../../client';
 import { ensureDevServer } from '../../dev-server/dev-server';
 import { describeStaged } from '../commands/staged';
 import { stagedExitCode } from '../errors';
