@@ -28,7 +28,7 @@ export interface ActivityDependencies {
   /** Resolves a model spec (or the default when undefined) to a provider. */
   resolveModel: (spec?: string) => ModelProvider;
   tools: ToolOptions;
-  /** Seed 002's observation store; an in-process memory store when absent (tests, a single worker process). */
+  /** The observation store; an in-process memory store when absent (tests, a single worker process). */
   observations?: ObservationStore;
   /** Observations whose JSON is larger go to the store, a synthetic observation in their place (default 4096). */
   offloadBytes?: number;
@@ -50,7 +50,7 @@ export function createActivities(dependencies: ActivityDependencies) {
 
     /**
      * One tool call; tool errors come back as `ok: false` observations, not thrown failures. Large observations
-     * are offloaded here, so they never enter workflow history (seed 002).
+     * are offloaded here, so they never enter workflow history (design.md, Offloading).
      */
     async runTool(rawCall: ToolCallInput): Promise<Observation> {
       // The envelope is the workflow's; bad arguments of the model's own come back to it as an `ok: false` observation.
@@ -64,13 +64,13 @@ export function createActivities(dependencies: ActivityDependencies) {
       );
     },
 
-    /** Deletes expired observation entries; each cycle calls it first (seed 002's gc at the start of a turn). */
+    /** Deletes expired observation entries; each cycle calls it first. */
     async gcObservations(): Promise<{ removed: number }> {
       return { removed: await observations.store.gc() };
     },
 
     /**
-     * Moves content out of an agent's scratchpad into the store with no expiry (seed 001 `archive_workspace`),
+     * Moves content out of an agent's scratchpad into the store with no expiry (design.md, Budget and archiving),
      * so the budget never silently drops anything; the pointer left behind names the returned id.
      */
     async archiveContent(rawRequest: ArchiveRequest): Promise<{ id: string }> {
@@ -90,7 +90,7 @@ export function createActivities(dependencies: ActivityDependencies) {
       return { id: entry.id };
     },
 
-    /** Seed 004: runs a staged run's verification command confined in the sandbox; large output is offloaded. */
+    /** Runs a staged run's verification command confined in the sandbox; large output is offloaded. */
     async runVerification(rawRequest: VerificationRequest) {
       const request = parseWorkflowInput(VerificationRequestSchema, rawRequest, StagedError.BadInput, 'verification');
       return runVerification(request, dependencies.tools.sandboxRoot, observations);

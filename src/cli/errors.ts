@@ -5,7 +5,7 @@ export const EXIT = {
   usage: 2,
   cycleFailed: 3,
   maxIterations: 4,
-  /** A staged run whose stages finished but whose work no verification checked (seed 004). */
+  /** A staged run whose stages finished but whose work no verification checked. */
   unverified: 5,
 } as const;
 

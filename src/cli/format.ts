@@ -3,7 +3,7 @@ import type { Scratchpad } from '../core/scratchpad/scratchpad';
 import { snapshotYaml } from '../client';
 import type { Format } from './options';
 
-/** A scratchpad as YAML (seed 000's key order), Markdown or JSON. */
+/** A scratchpad as YAML (in snapshot key order), Markdown or JSON. */
 export function formatScratchpad(state: Scratchpad, format: Format): string {
   if (format === 'markdown') return renderMarkdown(state);
   if (format === 'json') return `${JSON.stringify(state, null, 2)}\n`;

@@ -99,12 +99,12 @@ export class Agents {
     return this.update(target, enqueueUpdate, [args]);
   }
 
-  /** Sets one scratchpad section (seed 001 `inject`); resolves to the section's new content. */
+  /** Sets one scratchpad section (`scratchpad inject`); resolves to the section's new content. */
   inject(target: AgentTarget, args: InjectArgs): Promise<string> {
     return this.update(target, injectUpdate, [args]);
   }
 
-  /** Replaces the agent's active scratchpad (seed 001 `load`). */
+  /** Replaces the agent's active scratchpad (`scratchpad import`). */
   import(target: AgentTarget, scratchpad: Scratchpad): Promise<void> {
     return this.update(target, importUpdate, [scratchpad]);
   }
@@ -175,8 +175,8 @@ export class Agents {
   }
 
   /**
-   * Seed 000's `active.yaml` from histories alone: the after-state of the agent's latest completed cycle with
-   * `last_updated` stamped at the time that cycle closed; undefined while no cycle has completed.
+   * The active scratchpad (`active.yaml`) from histories alone: the after-state of the agent's latest completed cycle
+   * with `last_updated` stamped at the time that cycle closed; undefined while no cycle has completed.
    */
   async activeScratchpad(agentId: string): Promise<{ state: Scratchpad; cycle: CycleSummary } | undefined> {
     const completed = (await this.listCycles(agentId)).filter((cycle) => cycle.status === 'COMPLETED');

@@ -27,7 +27,7 @@ export interface ResearchRunSummary {
 const FOLLOW_POLL_MS = 300;
 
 /**
- * The research-runs facade (seed 003): starts research runs (`research/<runId>`), steers them, and reads their
+ * The research-runs facade: starts research runs (`research/<runId>`), steers them, and reads their
  * board, status and result.
  */
 export class ResearchRuns {

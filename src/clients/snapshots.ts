@@ -5,17 +5,17 @@ import YAML from 'yaml';
 import { type Scratchpad, ScratchpadSchema } from '../core/scratchpad/scratchpad';
 import { Agents } from './agents';
 
-/** The scratchpad with keys in seed 000's order (task state first, then the five sections). */
+/** The scratchpad with keys in snapshot order (task state first, then the five sections). */
 export function orderedScratchpad(state: Scratchpad): Scratchpad {
   return ScratchpadSchema().parse(state);
 }
 
-/** YAML as seed 000 writes it: block style, keys in schema order. */
+/** A snapshot's YAML: block style, keys in schema order. */
 export function snapshotYaml(state: Scratchpad): string {
   return YAML.stringify(orderedScratchpad(state), { lineWidth: 0 });
 }
 
-/** Seed 000's cycle name: the start time as `YYYYMMDD_HHMMSS` (UTC), prefixed with the cycle number. */
+/** A snapshot's cycle name: the start time as `YYYYMMDD_HHMMSS` (UTC), prefixed with the cycle number. */
 export function snapshotPrefix(n: number, start: Date): string {
   const stamp = start.toISOString().replace(/[-:]/g, '').replace('T', '_').slice(0, 15);
   return `${String(n).padStart(4, '0')}_${stamp}`;

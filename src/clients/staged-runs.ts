@@ -67,7 +67,7 @@ export async function previousScratchpad(client: Client, agentId: string): Promi
 }
 
 /**
- * The staged-runs facade (seed 004): starts an agent's staged runs (`staged/<agentId>/<n>`) and reads their
+ * The staged-runs facade: starts an agent's staged runs (`staged/<agentId>/<n>`) and reads their
  * progress and results.
  */
 export class StagedRuns {

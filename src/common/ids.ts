@@ -46,7 +46,7 @@ export function parseAgentScheduleId(scheduleId: string): { agentId: string; nam
 
 const STAGED_ID = /^staged\/([^/]+)\/(\d+)$/;
 
-/** `staged/<agentId>/<n>`: the agent's n-th staged run (seed 004). */
+/** `staged/<agentId>/<n>`: the agent's n-th staged run (design.md, Staged runs). */
 export function stagedWorkflowId(agentId: string, n: number): string {
   return `staged/${agentId}/${n}`;
 }
@@ -93,7 +93,7 @@ export function parseResearchWorkflowId(workflowId: string): string | undefined 
   return RESEARCH_ID.exec(workflowId)?.[1];
 }
 
-/** `<parentCycleId>/sub/<n>`: the n-th sub-agent a cycle spawned (seed 001 `spawn_subagent`); nests for deeper ones. */
+/** `<parentCycleId>/sub/<n>`: the n-th sub-agent a cycle spawned; nests for deeper ones (design.md, Sub-agents). */
 export function subagentCycleId(parentCycleId: string, n: number): string {
   return `${parentCycleId}/sub/${n}`;
 }

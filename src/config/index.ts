@@ -109,7 +109,7 @@ export const EnvSchema = z.object({
     .string()
     .min(1)
     .optional()
-    .describe('observation store (seed 002): a SQLite file (default <data dir>/observations.db) or redis://HOST:PORT'),
+    .describe('observation store: a SQLite file (default <data dir>/observations.db) or redis://HOST:PORT'),
   SCRATCHPAD_OFFLOAD_BYTES: z.coerce
     .number()
     .int()

@@ -5,9 +5,9 @@ import { SYSTEM_PROMPTS } from './system-prompts';
 import type { ProviderRequest } from './provider';
 
 /**
- * Seed 004's response envelope for small local models: one JSON object `{plan?, files?, scratchpad?, status?}` as
- * text, which they produce more reliably than tool calls. It is translated into the same actions Anthropic takes
- * with native tools: `plan`, `write_files`, `done`.
+ * The reply envelope for small local models (design.md, The reply envelope): one JSON object
+ * `{plan?, files?, scratchpad?, status?}` as text, which they produce more reliably than tool calls. It is translated
+ * into the same actions Anthropic takes with native tools: `plan`, `write_files`, `done`.
  */
 const EnvelopeSchema = z.object({
   plan: z.array(z.string().max(2000)).max(50).optional(),
@@ -20,7 +20,7 @@ const EnvelopeSchema = z.object({
 });
 type Envelope = z.infer<typeof EnvelopeSchema>;
 
-/** Staged runs speak the envelope; every other request keeps seed 000's `{"tool", "args"}` protocol. */
+/** Staged runs speak the envelope; every other request keeps the `{"tool", "args"}` JSON text protocol. */
 export function speaksEnvelope(request: ProviderRequest): boolean {
   return request.system === 'staged' || request.system === 'staged_plan';
 }

@@ -46,8 +46,8 @@ function choiceLine(choice: ProviderRequest['toolChoice']): string {
 }
 
 /**
- * Seed 000's JSON text protocol for models without native tool use: the named system prompt plus a
- * section asking for exactly one `{"tool": ..., "args": {...}}` object. No tools, no section.
+ * The JSON text protocol for models without native tool use (design.md, Reading a reply): the named system prompt
+ * plus a section asking for exactly one `{"tool": ..., "args": {...}}` object. No tools, no section.
  */
 export function jsonProtocolSystem(request: ProviderRequest): string {
   const system = SYSTEM_PROMPTS[request.system];

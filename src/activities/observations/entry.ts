@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
-/** Seed 002's default lifetime of an entry. */
+/** Default lifetime of an entry (design.md, Lifetime and isolation). */
 export const DEFAULT_TTL_SECONDS = 3600;
 
 export type EntryKind = 'text' | 'binary';
@@ -8,9 +8,9 @@ export type EntryKind = 'text' | 'binary';
 /** How the observation's `result` became the content, so a `{{stepN.result}}` reference gets it back as returned. */
 export type ResultFormat = 'string' | 'base64' | 'json' | 'none';
 
-/** What `put` stores: seed 002's entry plus what a reference needs to rebuild the observation. */
+/** What `put` stores: the entry plus what a reference needs to rebuild the observation. */
 export interface NewEntry {
-  /** The cycle that produced it (seed 002's turn). */
+  /** The cycle that produced it. */
   turnId: string;
   step?: number | null;
   toolName?: string | null;
@@ -44,7 +44,7 @@ export interface EntryInfo {
   expiresAt: number | null;
 }
 
-/** Seed 002's scratchpad of large observations; an expired entry reads as missing until `gc` deletes it. */
+/** The store of tool observations (design.md, Large observations); an expired entry reads as missing until `gc`. */
 export interface ObservationStore {
   /** Stores an entry under a fresh id. */
   put(entry: NewEntry): Promise<EntryInfo>;
@@ -54,7 +54,7 @@ export interface ObservationStore {
   content(entry: EntryInfo): Promise<string | Buffer | undefined>;
   /** The newest live entry a cycle stored for a step. */
   findStep(turnId: string, step: number): Promise<EntryInfo | undefined>;
-  /** Live entries of a cycle, by step (seed 002's `list_for_turn`). */
+  /** Live entries of a cycle, by step. */
   listForTurn(turnId: string): Promise<EntryInfo[]>;
   /** Deletes expired entries; returns how many. */
   gc(): Promise<number>;

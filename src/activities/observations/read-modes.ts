@@ -65,8 +65,8 @@ function sliceFields(span: Span, total: Record<string, number>, unit: 'character
 }
 
 /**
- * Reads text by characters (code points), lines or grep, per seed 002's modes and their extensions; `full` returns
- * up to `fullMax` characters (seed 002: "under the threshold or a little above").
+ * Reads text by characters (code points), lines or grep (design.md, Reading with scratchpad_read); `full` returns
+ * up to `fullMax` characters, so an entry a little over the threshold still reads whole.
  */
 export function readText(view: TextView, args: ReadArgs, fullMax = READ_FULL_MAX_CHARS): ReadSlice {
   const mode = args.mode ?? 'head';

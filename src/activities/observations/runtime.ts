@@ -2,7 +2,7 @@ import { ContentCache, type EntryContent } from './content-cache';
 import type { EntryInfo, ObservationStore } from './entry';
 import { MemoryObservationStore } from './memory-store';
 
-/** Seed 002's default offload threshold, in bytes of an observation's JSON. */
+/** Default offload threshold (design.md, Offloading), in bytes of an observation's JSON. */
 export const DEFAULT_OFFLOAD_BYTES = 4096;
 
 /** What tool activities need to offload, read and reference observations. */

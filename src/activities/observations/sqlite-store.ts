@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import type { EntryInfo, EntryKind, NewEntry, ObservationStore, ResultFormat, StoreOptions } from './entry';
 import { describeNewEntry, newEntryId } from './entry';
 
-// Seed 002's table; expires_at is NULL for entries that never expire, and the last three columns let a
+// One row per entry; expires_at is NULL for entries that never expire, and the last three columns let a
 // `{{stepN.field}}` reference rebuild the observation the tool returned.
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS entries (
@@ -62,7 +62,7 @@ function toInfo(row: Row): EntryInfo {
   };
 }
 
-/** The embedded backend: one SQLite file (seed 002), text stored as TEXT and bytes as BLOB. */
+/** The embedded backend: one SQLite file, text stored as TEXT and bytes as BLOB. */
 export class SqliteObservationStore implements ObservationStore {
   private readonly db: Database.Database;
   private readonly now: () => number;

@@ -4,11 +4,11 @@ import type { EntryKind } from './entry';
 import type { EntryContent } from './content-cache';
 import { TextView, pairSafeOffset } from './text-view';
 
-/** Seed 002's summary: this many characters of the start and of the end. */
+/** A text summary keeps this many characters of the start and of the end. */
 export const SUMMARY_EDGE_CHARS = 500;
 /** The synthetic observation stays within this many bytes of JSON (under 2 KB), whatever it stands for. */
 export const SYNTHETIC_MAX_BYTES = STORED_NOTE_CHARS;
-/** Seed 002's note to the model. */
+/** The synthetic observation's `_note` to the model. */
 export const SYNTHETIC_NOTE =
   'Large observation saved in scratchpad. To read it in full or partially, use the scratchpad_read tool.';
 
@@ -17,7 +17,7 @@ const METADATA_VALUE_CHARS = 200;
 const METADATA_MAX_BYTES = 300;
 const ERROR_CHARS = 300;
 
-/** Bytes of an observation's JSON: what seed 002 compares with the offload threshold. */
+/** Bytes of an observation's JSON: what is compared with the offload threshold. */
 export function observationBytes(observation: Observation): number {
   return Buffer.byteLength(JSON.stringify(observation), 'utf-8');
 }
@@ -29,14 +29,14 @@ export function isLargeObservation(observation: Observation, thresholdBytes: num
   return observationBytes(observation) > thresholdBytes;
 }
 
-/** First `head` and last `tail` characters with the exact count omitted between them (seed 002). */
+/** First `head` and last `tail` characters with the exact count omitted between them. */
 export function headTailSummary(view: TextView, head = SUMMARY_EDGE_CHARS, tail = SUMMARY_EDGE_CHARS): string {
   if (view.length <= head + tail) return view.text;
   const omitted = view.length - head - tail;
   return `${view.slice(0, head)}\n[... ${omitted} characters omitted ...]\n${view.slice(view.length - tail, view.length)}`;
 }
 
-/** Seed 002's summary of binary content: size and fingerprint, no preview. */
+/** The summary of binary content: size and fingerprint, no preview. */
 export function binarySummary(bytes: Buffer): string {
   return `[BINARY: ${bytes.byteLength} bytes, sha256=${createHash('sha256').update(bytes).digest('hex')}]`;
 }
@@ -50,9 +50,9 @@ export interface StoredFacts {
 }
 
 /**
- * Seed 002's synthetic observation: ok, scratchpad_id, size_bytes, kind, summary, metadata (the observation's
- * other fields) and _note. The summary is a balanced head and tail of whole code points: 500 + 500 when they fit
- * {@link SYNTHETIC_MAX_BYTES}, otherwise as many on each side as fit, for any script.
+ * The synthetic observation (design.md, The synthetic observation): ok, scratchpad_id, size_bytes, kind, summary,
+ * metadata (the observation's other fields) and _note. The summary is a balanced head and tail of whole code points:
+ * 500 + 500 when they fit {@link SYNTHETIC_MAX_BYTES}, otherwise as many on each side as fit, for any script.
  */
 export function syntheticObservation(facts: StoredFacts, content: EntryContent, observation: Observation): Observation {
   const { ok, result: _result, error, ...rest } = observation;

@@ -97,7 +97,7 @@ export function createResearchActivities(client: Client | undefined, observation
     },
 
     /**
-     * Seed 003's "verified means checked": the cited observation is a successful `web_fetch` of `sourceUrl` stored by
+     * Verified means checked (design.md): the cited observation is a successful `web_fetch` of `sourceUrl` stored by
      * this worker's investigation (its cycle or that cycle's sub-agents), and the value occurs in its content.
      */
     async checkEvidence(rawCheck: EvidenceCheck): Promise<EvidenceVerdict> {

@@ -16,9 +16,9 @@ import type { ToolOptions } from './types';
 const PENDING_ID = '0000000000000000';
 
 /**
- * One tool call with seed 002's observation handling, all inside the activity so that no large payload reaches
- * workflow history: `{{stepN.field}}` references resolved from stored observations, the tool run, its
- * observation stored, and a large one replaced by the synthetic observation.
+ * One tool call with its observation handling (design.md, Large observations), all inside the activity so that no
+ * large payload reaches workflow history: `{{stepN.field}}` references resolved from stored observations, the tool
+ * run, its observation stored, and a large one replaced by the synthetic observation.
  */
 export async function runObservedTool(
   call: ToolCallInput,

@@ -8,8 +8,8 @@ import { type ObservationRuntime, loadContent } from '../observations/runtime';
 import { TextView } from '../observations/text-view';
 
 /**
- * Per-turn isolation (seed 002): a cycle reads the entries it stored. Entries that never expire and name an
- * agent (archives of its memory) are readable by every cycle of that agent.
+ * Per-cycle isolation (design.md, Lifetime and isolation): a cycle reads the entries it stored. Entries that never
+ * expire and name an agent (archives of its memory) are readable by every cycle of that agent.
  */
 export function isReadableBy(entry: EntryInfo, call: Pick<ToolCallInput, 'cycleId' | 'agentId'>): boolean {
   if (entry.turnId === call.cycleId) return true;

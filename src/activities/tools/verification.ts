@@ -20,8 +20,9 @@ export type VerificationRequest = z.infer<typeof VerificationRequestSchema>;
 const HEARTBEAT_MS = 5000;
 
 /**
- * Seed 004's verification: the command runs as `sh -c` under the confined runner in the sandbox, with a timeout.
- * Its output is an observation like any tool's, so a large one goes to the store and only its excerpt returns.
+ * A staged run's verification (design.md, Verification and outcomes): the command runs as `sh -c` under the confined
+ * runner in the sandbox, with a timeout. Its output is an observation like any tool's, so a large one goes to the
+ * store and only its excerpt returns.
  */
 export async function runVerification(
   request: VerificationRequest,

@@ -85,7 +85,7 @@ export async function wakeCommand(agentId: string, options: { task: string[] }) 
   return EXIT.ok;
 }
 
-/** `scratchpad inject AGENT SECTION TEXT`: seed 001 `inject`. */
+/** `scratchpad inject AGENT SECTION TEXT`: one update key through safe apply, as a model's update would go. */
 export async function injectCommand(agentId: string, section: string, content: string, options: { model?: string }) {
   const result = await withAgent(agentId, options.model, (agents, target) =>
     agents.inject(target, { section: section as never, content }),
@@ -159,7 +159,7 @@ export async function configureCommand(agentId: string, options: ConfigureOption
   return EXIT.ok;
 }
 
-/** `scratchpad export AGENT`: seed 001 `save`, as JSON on stdout. */
+/** `scratchpad export AGENT`: the scratchpad and settings as JSON on stdout, in the form `import` reads. */
 export async function exportCommand(agentId: string, options: { model?: string }) {
   const { scratchpad, status } = await withAgent(
     agentId,
@@ -199,7 +199,7 @@ export async function readImport(file: string): Promise<Scratchpad> {
   }
 }
 
-/** `scratchpad import AGENT FILE`: seed 001 `load`; replaces the agent's active scratchpad. */
+/** `scratchpad import AGENT FILE`: replaces the agent's active scratchpad. */
 export async function importCommand(agentId: string, file: string, options: { model?: string }) {
   const scratchpad = await readImport(file);
   await withAgent(agentId, options.model, (agents, target) => agents.import(target, scratchpad));
@@ -207,7 +207,7 @@ export async function importCommand(agentId: string, file: string, options: { mo
   return EXIT.ok;
 }
 
-/** `scratchpad trace AGENT --out FILE`: seed 001 `export_trace`, read from the cycles' histories. */
+/** `scratchpad trace AGENT --out FILE`: one record per cycle, read from the cycles' histories. */
 export async function traceCommand(agentId: string, options: { out: string }) {
   const { config } = await agentContext(agentId);
   const agents = new Agents(await runtime.client(config));

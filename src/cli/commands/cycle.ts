@@ -18,12 +18,12 @@ export interface CycleOptions {
   maxIterations?: number;
   from?: string;
   model?: string;
-  /** A file, or `last` for the run-local notes of the agent's previous run (seed 004). */
+  /** A file, or `last` for the run-local notes of the agent's previous run (design.md, Prior scratchpad). */
   priorScratchpad?: string;
   json?: boolean;
 }
 
-/** Reads a scratchpad from a YAML or JSON file; missing keys take their defaults (seed 000 `load`). */
+/** Reads a scratchpad from a YAML or JSON file; missing keys take their defaults. */
 export async function readScratchpadFile(file: string): Promise<Scratchpad> {
   let text: string;
   try {

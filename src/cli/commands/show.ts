@@ -29,7 +29,7 @@ async function agentState(agents: Agents, agentId: string, which: StateName | un
   const running = cycles.filter((cycle) => cycle.status === 'RUNNING').at(-1);
   if (which === 'current' && running) return cycleState(agents, running.workflowId, 'current');
   if (which === 'before') return cycleState(agents, (cycles.at(-1) as { workflowId: string }).workflowId, 'before');
-  // The agent workflow's memo is its active scratchpad (seed 000's active.yaml), readable with no worker.
+  // The agent workflow's memo is its active scratchpad (what active.yaml holds), readable with no worker.
   const memo = await agents.memo(agentId);
   if (memo) return memo.scratchpad;
   const active = await agents.activeScratchpad(agentId);
@@ -51,7 +51,7 @@ export async function showCommand(id: string, options: { state?: StateName; form
   return EXIT.ok;
 }
 
-/** `scratchpad snapshots AGENT --out DIR`: seed 000's files, written from the agent's histories. */
+/** `scratchpad snapshots AGENT --out DIR`: the snapshot files, written from the agent's histories. */
 export async function snapshotsCommand(agentId: string, options: { out: string }): Promise<number> {
   const client = await runtime.client(runtime.config());
   const files = await writeSnapshots(client, agentId, options.out);

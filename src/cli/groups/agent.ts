@@ -13,7 +13,7 @@ const DESCRIPTIONS = {
   inject: 'set one scratchpad section (REPLACE, "APPEND: text" or CLEAR), e.g. identity_user',
   status: 'cycles, running cycle, held directives, token usage and cost of an agent',
   configure: 'change how an agent runs its cycles',
-  export: "print an agent's scratchpad and settings as JSON (seed 001 save)",
+  export: "print an agent's scratchpad and settings as JSON, for import",
   import: "replace an agent's scratchpad from an export (or a scratchpad YAML/JSON file)",
 } as const;
 

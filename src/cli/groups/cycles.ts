@@ -32,7 +32,7 @@ export function registerCycleCommands(program: Command, action: LazyAction): voi
     .action(action(show, 'showCommand'));
   program
     .command('snapshots')
-    .description("write seed 000's active.yaml and <cycle>_before/_after.yaml files from the histories")
+    .description('write active.yaml and <cycle>_before/_after.yaml snapshots from the histories')
     .argument('<agent>', 'agent id')
     .requiredOption('--out <dir>', 'directory to write')
     .action(action(show, 'snapshotsCommand'));
@@ -45,7 +45,7 @@ export function registerCycleCommands(program: Command, action: LazyAction): voi
     .action(action(() => import('../commands/replay'), 'replayCommand'));
   program
     .command('trace')
-    .description('per turn: input, response, scratchpad before and after (seed 001 export_trace), from histories')
+    .description('per turn: input, response, scratchpad before and after, from histories')
     .argument('<agent>', 'agent id')
     .requiredOption('--out <file>', 'JSON file to write')
     .action(action(() => import('../commands/agent'), 'traceCommand'));

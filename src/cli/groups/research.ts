@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { parsePositiveInt } from '../options';
 import type { LazyAction } from './command-group';
 
-/** Adds `research …`: a research run on the typed board (seed 003). */
+/** Adds `research …`: a research run on the typed board (design.md, The research board). */
 export function registerResearchCommands(program: Command, action: LazyAction): void {
   const commands = () => import('../commands/research');
   const research = program

@@ -13,7 +13,7 @@ failed); 5 unverified (the stages finished but no --verify command checked them)
 export function registerStagedCommands(program: Command, action: LazyAction): void {
   const staged = program
     .command('staged')
-    .description('run a task in verified stages: plan, small stages, verification, repairs (seed 004)')
+    .description('run a task in verified stages: plan, small stages, verification, repairs')
     .option('--agent <id>', 'agent id (required)')
     .option('--task <text>', 'the task (required)')
     .option('--verify <cmd>', 'shell command run confined in the sandbox after the stages, e.g. "node --test"')

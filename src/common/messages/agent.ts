@@ -21,9 +21,9 @@ export const runCycleUpdate = defineUpdate<CycleRecord, [RunCycleArgs]>('runCycl
 export const enqueueUpdate = defineUpdate<{ current_task: string | null; pending_actions: string[] }, [EnqueueArgs]>(
   'enqueue',
 );
-/** Seed 001 `inject(section, content)`; returns the section's new content. */
+/** Sets one section through safe apply (`scratchpad inject`); returns the section's new content. */
 export const injectUpdate = defineUpdate<string, [InjectArgs]>('inject');
-/** Seed 001 `load`: replaces the active scratchpad. */
+/** Replaces the active scratchpad (`scratchpad import`). */
 export const importUpdate = defineUpdate<void, [Scratchpad]>('import');
 export const configureUpdate = defineUpdate<AgentSettings, [Partial<AgentSettings>]>('configure');
 

@@ -92,7 +92,7 @@ export const RunCycleArgsSchema = shareable(
     tasks: z.array(characters(5000)).default([]),
     maxIterations: z.number().int().min(1).max(200).optional(),
     model: z.string().optional(),
-    /** Seed 004's `--prior-scratchpad`: text appended at the bottom of the cycle's user message (cut at 2,000). */
+    /** `--prior-scratchpad`: text appended at the bottom of the cycle's user message (cut at 2,000). */
     priorScratchpad: z.string().max(100_000).optional(),
   }),
 );

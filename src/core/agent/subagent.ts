@@ -46,7 +46,7 @@ export function parseSubagentArgs(
   return { ok: true, task: parsed.data.task, context: parsed.data.context ?? '' };
 }
 
-/** Seed 001's `RecursiveChat(purpose=task)` with `inject('workspace', context)`: nothing of the parent's memory. */
+/** Task as purpose and current task, context as WORKSPACE, nothing of the parent's memory (design.md, Sub-agents). */
 export function subagentScratchpad(task: string, context: string): Scratchpad {
   const fresh = defaultScratchpad(task);
   return { ...fresh, current_task: task, workspace: context.trim() === '' ? fresh.workspace : context };

@@ -22,7 +22,7 @@ export function turnObservations(handled: readonly Handled[]): TurnObservation[]
 }
 
 /**
- * Seed 001 phase 1: exactly the scratchpad and this turn's input (plus this turn's tool results
+ * Respond: exactly the scratchpad and this turn's input (plus this turn's tool results
  * and directives); no earlier turns.
  */
 export function buildRespondMessages(
@@ -45,7 +45,7 @@ export function buildRespondMessages(
   ];
 }
 
-/** Seed 001 phase 2: the prior understanding and the exchange, for a forced `update_scratchpad` call. */
+/** Reflect: the prior understanding and the exchange, for a forced `update_scratchpad` call. */
 export function buildReflectMessages(state: Scratchpad, input: string, reply: string): Message[] {
   const content = `<prior_understanding>
 ${renderMarkdown(state).trimEnd()}

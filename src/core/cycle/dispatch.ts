@@ -17,7 +17,7 @@ export interface Offered {
 }
 
 /**
- * What one call of a model response does (seed 000's three branches, plus calls that are not run). Work tools
+ * What one call of a model response does (work tool, update or `done`, plus calls that are not run). Work tools
  * are not run here: the caller runs `tool` steps; `unknown_tool` and `refused` carry the observation the model
  * gets instead.
  */
@@ -31,7 +31,7 @@ export type Step =
 /** {@link Step} or a response that could not be read. */
 export type Dispatch = Step | { kind: 'parse_error'; state: Scratchpad; error: string };
 
-/** Seed 000's `done`: the current task moves to completed_tasks, the next pending action becomes current. */
+/** `done`: the current task moves to completed_tasks, the next pending action becomes current. */
 export function completeTask(state: Scratchpad, summary: string): Scratchpad {
   // Cut, not refused: `done` must always end the task; the item cap keeps completed_tasks bounded.
   const item = { task: cutItem(state.current_task ?? ''), summary: cutItem(summary) };
@@ -46,7 +46,7 @@ export function completeTask(state: Scratchpad, summary: string): Scratchpad {
   };
 }
 
-/** Seed 001's safe_apply: a rejected update changes nothing but an `[UPDATE REJECTED]` note. */
+/** Safe apply: a rejected update changes nothing but an `[UPDATE REJECTED]` note. */
 export function applyUpdate(state: Scratchpad, action: Action): Step {
   const outcome = safeApply(state, action.args);
   if (outcome.ok) return { kind: 'update', state: outcome.state, action };
@@ -95,13 +95,13 @@ export function dispatchAction(state: Scratchpad, action: Action, offered: Offer
   return unknownTool(state, action, offered);
 }
 
-/** Seed 000's tool branch: the result is appended to notes; the task queue does not change. */
+/** A work tool's result is appended to notes; the task queue does not change. */
 export function recordToolResult(state: Scratchpad, action: Action, observation: Observation): Scratchpad {
   return { ...state, notes: appendNote(state.notes, toolNote(action.tool, action.args, observation)) };
 }
 
 /**
- * Seed 000's dispatch of a single parsed call in a task cycle: a parse failure is noted as `[PARSE ERROR]`, an
+ * The dispatch of a single parsed call in a task cycle: a parse failure is noted as `[PARSE ERROR]`, an
  * unknown tool as its error observation.
  */
 export function dispatch(state: Scratchpad, parsed: ParsedAction, workTools: readonly string[]): Dispatch {

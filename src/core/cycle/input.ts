@@ -125,7 +125,7 @@ export const TraceEntrySchema = shareable(
 );
 export type TraceEntry = z.input<ReturnType<typeof TraceEntrySchema>>;
 
-/** Result of one cycle: seed 000's after-state (with `last_updated` untouched) and what happened. */
+/** Result of one cycle: the after-state (with `last_updated` untouched) and what happened. */
 export const CycleResultSchema = shareable(
   z.object({
     agentId: z.string(),
@@ -143,10 +143,10 @@ export const CycleResultSchema = shareable(
     usageByModel: z.record(z.string(), UsageSchema()).default({}),
     /** Content moved out of the scratchpad to keep it within budget. */
     archived: z.array(z.object({ section: z.string(), id: z.string(), chars: z.number() })).default([]),
-    /** Paths `fs_write` wrote, and paths the path cap refused (seed 004). */
+    /** Paths `fs_write` wrote, and paths the path cap refused (design.md, Stages). */
     touchedPaths: z.array(z.string()).optional(),
     refusedPaths: z.array(z.string()).optional(),
-    /** The model's run-local notes: the last `scratchpad` field of its tool arguments (seed 004). */
+    /** The model's run-local notes: the last `scratchpad` field of its tool arguments (design.md, Prior scratchpad). */
     scratchpad: z.string().optional(),
     /** The board entry an accepted `board_write` appended (`VERIFIED e7`): it ended the investigation. */
     boardEntry: z.string().optional(),

@@ -77,7 +77,7 @@ function toAction(value: unknown): ParsedAction {
 }
 
 /**
- * Seed 000's JSON text protocol: one `{"tool": ..., "args": ...}` object, optionally inside a
+ * The JSON text protocol (design.md, Reading a reply): one `{"tool": ..., "args": ...}` object, optionally inside a
  * code fence or surrounded by prose. Zero or several candidate objects is a parse failure.
  */
 export function parseTextAction(text: string): ParsedAction {
@@ -108,7 +108,7 @@ function nativeCalls(response: ModelResponse): Action[] {
   }));
 }
 
-/** Native tool calls win; otherwise the text is read with the JSON text protocol (seed 000). */
+/** Native tool calls win; otherwise the text is read with the JSON text protocol. */
 export function parseToolCalls(response: ModelResponse): ParsedCalls {
   if (response.toolCalls.length === 0) {
     const parsed = parseTextAction(response.text);

@@ -15,7 +15,7 @@ export interface PlannedCall {
  * The rule for a response with several calls, the same in task cycles and chat turns: every `update_scratchpad`
  * call is applied in order, and so is the first other call (a work tool or `done`); each later other call is
  * refused with a note naming the call that ran, so the model can make it again at its next step. Nothing is
- * dropped unseen. One work tool per response keeps seed 002's `{{stepN.…}}` numbering one step per iteration.
+ * dropped unseen. One work tool per response keeps `{{stepN.…}}` numbering one step per iteration.
  */
 export function planCalls(calls: readonly Action[]): PlannedCall[] {
   let first: Action | undefined;

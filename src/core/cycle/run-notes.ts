@@ -4,7 +4,7 @@
  * carries them, so they live with the cycle, not with staged runs.
  */
 
-/** Characters of a prior scratchpad kept: a runaway scratchpad must not crowd out the task (seed 004). */
+/** Characters of a prior scratchpad kept: a runaway scratchpad must not crowd out the task. */
 export const PRIOR_SCRATCHPAD_CHARS = 2000;
 
 /** Most characters of a model's run-local scratchpad kept with a run. */

@@ -23,7 +23,7 @@ interface TraceOutcome {
   error?: string;
 }
 
-/** Seed 001's trace entry for one outcome of a model call. */
+/** The trace entry for one outcome of a model call. */
 export function traceEntry(call: TraceCall, outcome: TraceOutcome): TraceEntry {
   const { response, action, observation, error } = { ...call, ...outcome };
   return {

@@ -60,7 +60,7 @@ const BODIES = {
   }),
 } as const;
 
-/** The body of each entry type: the seed's fields, capped. Facts are named by entity and field. */
+/** The body of each entry type (design.md, Entries), capped. Facts are named by entity and field. */
 export const ENTRY_BODIES = shareable(BODIES);
 
 export type EntryType = keyof typeof BODIES;

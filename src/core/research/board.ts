@@ -24,7 +24,7 @@ export const FACT_STATES: readonly FactState[] = [
   'TOMBSTONE',
 ];
 
-/** Who may write each type at all (the seed's permissions note). */
+/** Who may write each type at all (design.md, Who writes what). */
 export const WRITERS: Record<EntryType, readonly Role[]> = {
   STRATEGY: ['supervisor'],
   PENDING: ['supervisor', 'worker'],
@@ -36,7 +36,7 @@ export const WRITERS: Record<EntryType, readonly Role[]> = {
   SYNTHESIS: ['supervisor'],
 };
 
-/** The seed's transitions: from which fact states a role may append each fact type. */
+/** The transitions (design.md): from which fact states a role may append each fact type. */
 export const TRANSITIONS: Record<FactType, Partial<Record<Role, readonly FactState[]>>> = {
   // A worker claims its assigned fact; the supervisor re-delegates an unverified one or re-searches a tombstoned one.
   PENDING: { worker: ['ASSIGNED'], supervisor: ['UNVERIFIED', 'TOMBSTONE'] },

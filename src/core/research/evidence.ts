@@ -1,6 +1,6 @@
 /**
- * Seed 003's evidence rule: the value occurs in the fetched content once both are normalised for case,
- * whitespace and digit grouping ("1,234,567", "1 234 567" and "1234567" are one number).
+ * The evidence rule (design.md, Verified means checked): the value occurs in the fetched content once both are
+ * normalised for case, whitespace and digit grouping ("1,234,567", "1 234 567" and "1234567" are one number).
  */
 export function normaliseEvidence(text: string): string {
   return text

@@ -27,7 +27,7 @@ export function workerBrief(input: WorkerInput): string {
 }
 
 /**
- * The worker's investigation as a fresh child cycle (seed 001's sub-agent): purpose and current task are the fact,
+ * The worker's investigation as a fresh child cycle built like a sub-agent: purpose and current task are the fact,
  * the workspace is the brief; it may write only this fact, through `board_write`.
  */
 export function investigationInput(input: WorkerInput, cycleId: string): CycleInput & { cycleId: string } {

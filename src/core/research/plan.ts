@@ -76,7 +76,7 @@ function safeJson(value: unknown): string {
 }
 
 /**
- * The plan in a model reply: a `plan_research` call (native, or seed 000's JSON text protocol), or one bare
+ * The plan in a model reply: a `plan_research` call (native, or in the JSON text protocol), or one bare
  * `{goal, entities, fields}` object as small local models tend to write it. Validated against {@link checkPlan}.
  */
 export function planFromResponse(response: ModelResponse, given: GivenLists): PlanVerdict {

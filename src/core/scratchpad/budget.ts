@@ -14,7 +14,7 @@ export const DEFAULT_BUDGET_CHARS = 8000;
 
 export type ArchivableKey = SectionKey | 'notes';
 
-/** Where older content goes first when the scratchpad outgrows its budget (seed 001 `archive_workspace`). */
+/** Where older content goes first when the scratchpad outgrows its budget (design.md, Budget and archiving). */
 export const ARCHIVE_ORDER: readonly ArchivableKey[] = ['workspace', 'trajectory_path', 'understanding_known', 'notes'];
 
 /** Sections that grow by appending; an update may push them past the section cap, and the budget cuts them back. */

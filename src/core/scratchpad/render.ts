@@ -40,7 +40,7 @@ function orNone(value: string): string {
   return value.trim() === '' ? '(none)' : escapeStructure(value);
 }
 
-// Seed 001's layout: each section's heading, then its subsections' headings and values (WORKSPACE has none).
+// Each section's heading, then its subsections' headings and values (WORKSPACE has none).
 const SECTIONS: readonly { heading: string; parts: readonly [string | null, (state: Scratchpad) => string][] }[] = [
   {
     heading: 'IDENTITY',
@@ -77,7 +77,7 @@ const SECTIONS: readonly { heading: string; parts: readonly [string | null, (sta
   },
 ];
 
-/** The five sections in seed 001's markdown layout. */
+/** The five sections as markdown, split by `---`. */
 export function renderSections(state: Scratchpad): string {
   return SECTIONS.map(({ heading, parts }) =>
     [
@@ -87,7 +87,7 @@ export function renderSections(state: Scratchpad): string {
   ).join('\n\n---\n\n');
 }
 
-/** Seed 000's task state as markdown, placed after the five sections. */
+/** The task state as markdown, placed after the five sections. */
 export function renderTasks(state: Scratchpad): string {
   return [
     '## TASKS',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { shareable } from '../shareable';
 
-/** Largest value one update may carry for one key (seed 001 `validate_updates`). */
+/** Largest value one update may carry for one key (design.md, Caps). */
 export const MAX_UPDATE_CHARS = 5000;
 /** Largest a single text section may grow to through appends. */
 export const MAX_SECTION_CHARS = 5000;
@@ -16,7 +16,7 @@ export const CompletedTaskSchema = shareable(
 export type CompletedTask = z.infer<ReturnType<typeof CompletedTaskSchema>>;
 
 /**
- * The agent's whole memory: seed 000's task state followed by seed 001's five sections.
+ * The agent's whole memory: the task state followed by the five sections (design.md, Sections and task state).
  * Key order is the snapshot (YAML) order.
  */
 export const ScratchpadSchema = shareable(
@@ -36,7 +36,7 @@ export const ScratchpadSchema = shareable(
 );
 export type Scratchpad = z.infer<ReturnType<typeof ScratchpadSchema>>;
 
-/** The thirteen seed 001 `update_scratchpad` keys and where each lives. */
+/** The thirteen section keys of `update_scratchpad` and where each lives. */
 export const SECTION_KEYS = {
   identity_purpose: ['identity', 'purpose'],
   identity_user: ['identity', 'user'],
@@ -55,7 +55,7 @@ export const SECTION_KEYS = {
 export type SectionKey = keyof typeof SECTION_KEYS;
 export const SECTION_KEY_NAMES = Object.keys(SECTION_KEYS) as SectionKey[];
 
-/** Seed 000 task keys the model may update. `last_updated` is stamped by the agent, never by the model. */
+/** Task keys the model may update. `last_updated` is stamped by the agent, never by the model. */
 export const TASK_KEYS = ['goals', 'current_task', 'pending_actions', 'completed_tasks', 'notes'] as const;
 export type TaskKey = (typeof TASK_KEYS)[number];
 
@@ -86,7 +86,7 @@ export function setSection(state: Scratchpad, key: SectionKey, value: string): S
   return { ...state, [group]: { ...state[group], [field]: value } };
 }
 
-/** Seed 000's DEFAULT_SCHEMA plus seed 001's BOOTSTRAP sections. */
+/** A new agent's scratchpad: empty task state, the purpose, placeholders elsewhere. */
 export function defaultScratchpad(purpose = 'General assistant'): Scratchpad {
   return {
     goals: [],
@@ -112,8 +112,8 @@ export function defaultScratchpad(purpose = 'General assistant'): Scratchpad {
 }
 
 /**
- * Fills keys missing from a partial scratchpad with defaults, as seed 000's `load()` does
- * with `setdefault`, then validates the result.
+ * Fills keys missing from a partial scratchpad with defaults, then validates the result, so a hand-written file
+ * given to `cycle --from` or `import` need not be complete.
  */
 export function normalizeScratchpad(input: unknown): Scratchpad {
   const base = defaultScratchpad();

@@ -80,7 +80,7 @@ export function stateSizeViolation(before: Scratchpad, after: Scratchpad): strin
   return size === null ? null : `${growth(size)}; condense or CLEAR something first`;
 }
 
-/** Seed 001's confidence check: a `self_confidence` naming none of HIGH, MEDIUM, LOW is kept, with this note. */
+/** The confidence check: a `self_confidence` naming none of HIGH, MEDIUM, LOW is kept, with this note. */
 export function confidenceWarning(value: unknown): string | null {
   if (typeof value !== 'string' || value.trim() === 'CLEAR' || value.trim() === 'APPEND:') return null;
   if (/HIGH|MEDIUM|LOW/.test(value.toUpperCase())) return null;

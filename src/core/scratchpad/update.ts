@@ -24,7 +24,7 @@ export type UpdateOutcome =
 
 const APPEND_PREFIX = 'APPEND: ';
 
-/** Seed 001's BOOTSTRAP placeholders, exactly: anything else (`[draft]`, `(NONE)`) is real content. */
+/** A new scratchpad's placeholders, exactly: anything else (`[draft]`, `(NONE)`) is real content. */
 export const BOOTSTRAP_PLACEHOLDERS: readonly string[] = [
   '[To be established through interaction]',
   '[None declared]',
@@ -48,7 +48,7 @@ function operationOf(value: string): Operation {
   return { kind: 'replace', value };
 }
 
-/** Appends a line to a text field; only one of seed 001's bootstrap placeholders is replaced rather than kept. */
+/** Appends a line to a text field; only one of the placeholders is replaced rather than kept. */
 export function appendText(existing: string, addition: string): string {
   const current = existing.trim();
   if (current === '' || BOOTSTRAP_PLACEHOLDERS.includes(current)) return addition;
@@ -136,7 +136,7 @@ export function validateUpdate(args: unknown): string | null {
   return null;
 }
 
-/** Applies a validated update with seed 000's list rules and seed 001's REPLACE / APPEND / CLEAR. */
+/** Applies a validated update (design.md, Update keys: REPLACE, APPEND, CLEAR). */
 export function applyUpdate(state: Scratchpad, args: UpdateArgs): Scratchpad {
   let next = state;
   for (const [key, value] of Object.entries(args)) {
@@ -185,8 +185,8 @@ export function isEmptied(state: Scratchpad): boolean {
 }
 
 /**
- * Seed 001's `safe_apply`: validate, apply, check the result; on any problem the update is
- * rejected whole and the state returned unchanged. A confidence with no level is kept, with a note (seed 001 warns).
+ * Safe apply (design.md, Validation and safe apply): validate, apply, check the result; on any problem the update is
+ * rejected whole and the state returned unchanged. A confidence with no level is kept, with a note.
  */
 export function safeApply(state: Scratchpad, args: unknown): UpdateOutcome {
   const problem = validateUpdate(args);

@@ -1,9 +1,9 @@
-/** Seed 004's run-local notes: a convention the model may follow or ignore; nothing parses it. */
+/** Run-local notes (design.md, Prior scratchpad): a convention the model may follow or ignore; nothing parses it. */
 export const SCRATCHPAD_CONVENTION = `You may keep run-local notes: add a "scratchpad" field to any tool's arguments, for example
 {"plan": [...], "done": [...], "next": "...", "notes": "..."}. The last one is saved with the run and shown to the next
 run as its prior scratchpad.`;
 
-/** A staged run's stage: seed 000's cycle rules narrowed to one slice of work that must change files. */
+/** A staged run's stage: the cycle's rules narrowed to one slice of work that must change files. */
 export const STAGED_SYSTEM_RULES = `This cycle is one stage of a staged run. Do only this stage. Write concrete files with fs_write;
 a stage that changes no files is not complete. Keep to the stage's cap on paths. Call done when the stage's files are
 written. A separate verification decides whether the work is complete, not your summary.`;

@@ -1,9 +1,10 @@
 /**
- * Seed 004's staged runs, as pure rules: when to stage, what each stage sees, how a prior scratchpad is handover,
- * and what outcome a run earns. The prior scratchpad every cycle can carry is in core/cycle/run-notes.ts. A model can say it is done; work is complete only when verification has run.
+ * Staged runs (design.md, Staged runs), as pure rules: when to stage, what each stage sees, how a prior scratchpad is
+ * handover, and what outcome a run earns. The prior scratchpad every cycle can carry is in core/cycle/run-notes.ts.
+ * A model can say it is done; work is complete only when verification has run.
  */
 
-/** The corrective input a stage gets when it claims completion but changed no files (seed 004, round 1). */
+/** The corrective input a stage gets when it claims completion but changed no files (design.md, No-op corrections). */
 export const NO_OP_CORRECTION = 'no files changed: give concrete files or patches';
 
 /** Paths one stage may write unless told otherwise. */
@@ -15,7 +16,7 @@ export const MAX_PLAN_STAGES = 8;
 export const MAX_STAGE_CHARS = 500;
 /**
  * Tasks that touch a service, an API, a database or dependencies are the ones a small model botches in one shot
- * (seed 004: fifteen files in one reply, a health test and a missing migration), so they get a plan-only turn and
+ * (fifteen files in one reply, a health test and a missing migration), so they get a plan-only turn and
  * small stages. Whole words only, case-insensitive: "rest" in "restore" or "db" in "dbg" do not count.
  */
 const STAGED_WORK = new RegExp(

@@ -26,37 +26,37 @@ export const ToolCallInputSchema = shareable(
 );
 export type ToolCallInput = z.infer<ReturnType<typeof ToolCallInputSchema>>;
 
-/** Seed 002 cuts a small tool result to this many characters in notes (superseding seed 000's 300). */
+/** A small tool result is cut to this many characters in notes (design.md, Notes). */
 export const NOTE_RESULT_CHARS = 1500;
 
 /**
  * A synthetic observation is built to fit this many bytes, so its note keeps it whole (id, summary and `_note`):
- * seed 002's 500 + 500 summary does not fit {@link NOTE_RESULT_CHARS} once wrapped in JSON.
+ * a 500 + 500 summary does not fit {@link NOTE_RESULT_CHARS} once wrapped in JSON.
  */
 export const STORED_NOTE_CHARS = 2000;
 
-/** Seed 002's `scratchpad_read`, offered once the cycle has stored a large observation. */
+/** Offered once the cycle has offloaded an observation or the state points at an archive. */
 export const SCRATCHPAD_READ = 'scratchpad_read';
-/** Characters (code points) a `scratchpad_read` of text returns unless told otherwise (seed 002). */
+/** Characters (code points) a `scratchpad_read` of text returns unless told otherwise. */
 export const READ_DEFAULT_CHARS = 2000;
 /** Most characters one `scratchpad_read` of text returns; the rest is reached with further reads. */
 export const READ_MAX_CHARS = 4000;
 /** Most bytes one `scratchpad_read` of a binary entry returns (as base64, about {@link READ_MAX_CHARS} characters). */
 export const READ_MAX_BYTES = 3000;
 /**
- * Most characters a `full` read returns: twice seed 002's default 4 KB threshold ("under the threshold or a little
- * above"). The read serves at most twice the configured threshold, and never more than this, so notes hold it whole.
+ * Most characters a `full` read returns: twice the default 4 KB threshold, so an entry a little over it reads whole.
+ * The read serves at most twice the configured threshold, and never more than this, so notes hold it whole.
  */
 export const READ_FULL_MAX_CHARS = 8192;
 /** A `scratchpad_read` result is what the model asked to see, so notes keep all of it: its slice plus its fields. */
 export const READ_NOTE_CHARS = READ_FULL_MAX_CHARS + 500;
 
-/** True for seed 002's synthetic observation: a large result kept in the observation store, with its id. */
+/** True for the synthetic observation: a large result kept in the observation store, with its id. */
 export function isStoredObservation(observation: Observation): boolean {
   return typeof observation.scratchpad_id === 'string' && typeof observation.summary === 'string';
 }
 
-/** Work tools to offer: `scratchpad_read` joins them once this cycle has stored a large observation (seed 002). */
+/** Work tools to offer: `scratchpad_read` joins them once there is something stored to read. */
 export function offeredWorkTools(tools: readonly string[], hasStoredObservations: boolean): string[] {
   return hasStoredObservations && !tools.includes(SCRATCHPAD_READ) ? [...tools, SCRATCHPAD_READ] : [...tools];
 }

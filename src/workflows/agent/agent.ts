@@ -48,8 +48,8 @@ function registerHandlers(home: AgentHome): void {
 }
 
 /**
- * The durable home of one agent (seed 000's `active.yaml`): runs its cycles one at a time as
- * child `agentCycle` workflows, each fed the previous after-state, and continues-as-new with its memory.
+ * The durable home of one agent, holding its active scratchpad (design.md, The agent's home): runs its cycles one at
+ * a time as child `agentCycle` workflows, each fed the previous after-state, and continues-as-new with its memory.
  */
 export async function agent(rawInput: AgentInput): Promise<void> {
   const input = parseWorkflowInput(AgentInputSchema(), rawInput, AgentError.BadInput, 'agent input');

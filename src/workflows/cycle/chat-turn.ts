@@ -12,7 +12,7 @@ import type { InputOf } from '../../core/cycle/input';
 import type { CycleRun } from './cycle-run';
 import { runCalls } from './run-calls';
 
-/** Seed 001 phase 1: respond from the scratchpad and this input alone, running tools within the turn. */
+/** Respond: from the scratchpad and this input alone, running tools within the turn. */
 async function respond(run: CycleRun, input: InputOf<'chat'>): Promise<{ reply: string; outcome: CycleOutcome }> {
   const { message } = input;
   const observations: TurnObservation[] = [];
@@ -47,7 +47,7 @@ async function respond(run: CycleRun, input: InputOf<'chat'>): Promise<{ reply: 
   return { reply: lastText, outcome: 'max_iterations' };
 }
 
-/** Seed 001 phase 2: a separate call, forced to `update_scratchpad`, merged with safe_apply. */
+/** Reflect: a separate call, forced to `update_scratchpad`, merged through safe apply (design.md, Reflect). */
 async function reflect(run: CycleRun, input: InputOf<'chat'>, reply: string): Promise<void> {
   const messages = buildReflectMessages(run.state, input.message, reply);
   const tools = ['update_scratchpad'];
@@ -70,7 +70,7 @@ async function reflect(run: CycleRun, input: InputOf<'chat'>, reply: string): Pr
   run.publish('reflect');
 }
 
-/** One reflective chat turn (seed 001): respond, then reflect unless in single-phase mode. */
+/** One reflective chat turn (design.md, Chat turns): respond, then reflect unless in single-phase mode. */
 export async function runChatTurn(
   run: CycleRun,
   input: InputOf<'chat'>,

@@ -61,7 +61,7 @@ export async function runCycle(input: ParsedCycleInput, features: readonly Cycle
   let reply: string | undefined;
   let error: string | undefined;
   try {
-    // Seed 002: expired observation entries go at the start of every turn.
+    // Expired observation entries go at the start of every cycle (design.md, Lifetime and isolation).
     await gcObservations();
     if (input.kind === 'chat') {
       ({ outcome, reply } = await runChatTurn(run, input));

@@ -41,8 +41,9 @@ const { checkEvidence } = proxyActivities<Activities>({ startToCloseTimeout: '10
 const { mirrorEntries } = proxyActivities<Activities>({ startToCloseTimeout: '1m', retry: { maximumAttempts: 10 } });
 
 /**
- * The research supervisor (seed 003): holds the board, writes STRATEGY, spawns a worker per fact, tombstones failed
- * URLs, re-delegates unverified facts, reads user directives into STRATEGY, and synthesises only through the gate.
+ * The research supervisor (design.md, The supervisor's loop): holds the board, writes STRATEGY, spawns a worker per
+ * fact, tombstones failed URLs, re-delegates unverified facts, reads user directives into STRATEGY, and synthesises
+ * only through the gate.
  */
 export async function research(rawInput: ResearchInput, rawHandover?: ResearchHandover): Promise<ResearchResult> {
   const { input, handover } = parseResearchStart(rawInput, rawHandover);

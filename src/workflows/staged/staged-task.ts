@@ -9,9 +9,9 @@ import { parseWorkflowInput } from '../../common/workflow-input';
 import { StagedRun } from './staged-run';
 
 /**
- * Seed 004's staged run: an optional plan-only turn, then each stage as a child cycle with fresh context and a cap
- * on touched paths, no-op stages corrected, then verification and bounded repairs. The model's "done" is never the
- * outcome: `verified` needs a verification that ran and passed.
+ * A staged run (design.md, Staged runs): an optional plan-only turn, then each stage as a child cycle with fresh
+ * context and a cap on touched paths, no-op stages corrected, then verification and bounded repairs. The model's
+ * "done" is never the outcome: `verified` needs a verification that ran and passed.
  */
 export async function stagedTask(rawInput: StagedInput): Promise<StagedResult> {
   const input = parseWorkflowInput(StagedInputSchema(), rawInput, StagedError.BadInput, 'staged input');
