@@ -90,7 +90,7 @@ describe('malformed input from a plain client', () => {
       ['stagedTask', 'wrong type', [{ agentId: 'a', task: 42 }], /task/, StagedError.BadInput],
       ['research', 'empty', [{}], /runId/, ResearchError.BadInput],
       ['research', 'wrong type', [{ runId: 'r', question: 5 }], /question/, ResearchError.BadInput],
-      ['research', 'malformed carry', [research, { entries: 'none' }], /carry: entries/, ResearchError.BadInput],
+      ['research', 'malformed handover', [research, { entries: 'none' }], /handover: entries/, ResearchError.BadInput],
       ['researchWorker', 'empty', [{}], /supervisorId/, ResearchError.BadInput],
       ['researchWorker', 'wrong type', [{ ...worker1, delegated: 'yes' }], /delegated/, ResearchError.BadInput],
     ])('%s, %s', async (workflowType, _variant, args, field, failureType) => {
@@ -106,8 +106,7 @@ describe('malformed input from a plain client', () => {
       expect(error).toBeInstanceOf(WorkflowFailedError);
       const cause = (error as WorkflowFailedError).cause;
       expect(cause).toMatchObject({ type: failureType, nonRetryable: true, message: expect.stringMatching(field) });
-      // agentCycle still prints zod's own (multi-line) message until the cycle kernel takes up the shared helper.
-      if (workflowType !== 'agentCycle') expect(cause?.message).not.toContain('\n');
+      expect(cause?.message).not.toContain('\n');
       expect(await workflowTaskFailures(handle)).toBe(0);
     });
   });

@@ -20,7 +20,7 @@ import { bundleWorkflows } from '../helpers/worker';
 // The worker processes run the project's worker from dist/ (test/faults/fault-worker.js): `npm run build` first, as
 // `npm test` does.
 jest.setTimeout(150_000);
-const BUILT_WORKER = path.resolve(__dirname, '..', '..', 'dist', 'src', 'worker', 'worker.js');
+const BUILT_WORKER = path.resolve(__dirname, '..', '..', 'dist', 'src', 'workers', 'create-worker.js');
 
 const COMPANIES = {
   Acme: { revenue: 'USD 1,234,567', employees: '5,000' },
