@@ -1,4 +1,10 @@
-import { type CycleInput, CycleInputSchema, type CycleResult, type ParsedCycleInput } from '../core/cycle/input';
+import {
+  type CycleInput,
+  CycleInputSchema,
+  type CycleResult,
+  type ParsedCycleInput,
+  withDefaultKind,
+} from '../core/cycle/input';
 import { CycleError } from '../common/failure-types';
 import { parseWorkflowInput } from '../common/workflow-input';
 import { runCycle } from './cycle/run-cycle';
@@ -7,7 +13,6 @@ import { scratchpadTools } from './agent/scratchpad-tools';
 import { subagentTool } from './agent/subagent';
 import { investigationFeature, noBoardWrite } from './research/investigation';
 import { stageFeature } from './staged/stage';
-import { withDefaultKind } from '../core/cycle/input';
 
 /** The features a cycle of each kind runs with, made fresh for it: the kernel itself knows none of them. */
 function featuresOf(input: ParsedCycleInput): CycleFeature[] {
