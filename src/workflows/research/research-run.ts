@@ -102,7 +102,8 @@ export class ResearchRun {
 
   /**
    * A user directive. One that arrives before the first STRATEGY (while the supervisor plans) waits and lands right
-   * after it; a signal has no caller to answer, so an empty or late one is dropped and the run goes on.
+   * after it; a signal has no caller to answer, so a late one is dropped and the run goes on. Blank or malformed
+   * ones never get here: the signal is read by `receiveDirective` (research-input.ts).
    */
   directive(author: Author, draft: Draft, now: number): void {
     if (!this.strategy && this.outcome === 'running') {
@@ -113,7 +114,7 @@ export class ResearchRun {
       this.check(author, draft);
       this.append(author, draft, now);
     } catch {
-      // Refused by the board's rules (empty text, a closed run): nothing to append.
+      // Refused by the board's rules (a closed run): nothing to append.
     }
   }
 
