@@ -43,7 +43,7 @@ export const EnvSchema = z.object({
     .string()
     .min(1)
     .optional()
-    .describe('anthropic:MODEL | openai:MODEL@http://HOST:PORT/v1 | scripted:FILE.jsonl'),
+    .describe('anthropic:MODEL | openai:MODEL@http://HOST:PORT/v1[#text] | scripted:FILE.jsonl'),
   ANTHROPIC_API_KEY: z
     .string()
     .min(1)

@@ -3,12 +3,12 @@ import { ConfigError } from './errors';
 
 export type ModelSpec =
   | { provider: 'anthropic'; model: string }
-  | { provider: 'openai'; model: string; baseURL: string }
+  | { provider: 'openai'; model: string; baseURL: string; protocol: 'tools' | 'text' }
   | { provider: 'scripted'; path: string };
 
 /**
- * Parses `anthropic:MODEL`, `openai:MODEL@BASE_URL` or `scripted:FILE.jsonl`.
- * The OpenAI model name may itself contain colons (`qwen2.5:7b`).
+ * Parses `anthropic:MODEL`, `openai:MODEL@BASE_URL[#text]` or `scripted:FILE.jsonl`. The OpenAI model name may itself
+ * contain colons (`qwen2.5:7b`); `#text` picks the JSON text protocol for a server without tool calling.
  */
 export function parseModelSpec(spec: string): ModelSpec {
   const colon = spec.indexOf(':');
@@ -17,13 +17,17 @@ export function parseModelSpec(spec: string): ModelSpec {
   if (provider === 'anthropic' && rest) return { provider, model: rest };
   if (provider === 'scripted' && rest) return { provider, path: path.resolve(rest) };
   if (provider === 'openai') {
-    const at = rest.lastIndexOf('@');
-    const model = at < 0 ? rest : rest.slice(0, at);
-    const baseURL = at < 0 ? 'http://localhost:11434/v1' : rest.slice(at + 1);
-    if (model && /^https?:\/\//.test(baseURL)) return { provider, model, baseURL };
+    const hash = rest.lastIndexOf('#');
+    const protocol = hash < 0 ? 'tools' : rest.slice(hash + 1);
+    const address = hash < 0 ? rest : rest.slice(0, hash);
+    const at = address.lastIndexOf('@');
+    const model = at < 0 ? address : address.slice(0, at);
+    const baseURL = at < 0 ? 'http://localhost:11434/v1' : address.slice(at + 1);
+    const known = protocol === 'tools' || protocol === 'text';
+    if (model && known && /^https?:\/\/[^#]+$/.test(baseURL)) return { provider, model, baseURL, protocol };
   }
   throw new ConfigError(
-    `invalid model "${spec}": expected anthropic:MODEL, openai:MODEL@http://HOST:PORT/v1 or scripted:FILE.jsonl`,
+    `invalid model "${spec}": expected anthropic:MODEL, openai:MODEL@http://HOST:PORT/v1[#text] or scripted:FILE.jsonl`,
   );
 }
 
@@ -31,6 +35,7 @@ export const MODEL_HELP =
   'No usable model is configured. Set one of:\n' +
   '  ANTHROPIC_API_KEY=sk-...                              (uses anthropic:claude-sonnet-5-5)\n' +
   '  SCRATCHPAD_MODEL=anthropic:claude-sonnet-5-5          (with ANTHROPIC_API_KEY)\n' +
-  '  SCRATCHPAD_MODEL=openai:qwen2.5:7b@http://localhost:11434/v1   (Ollama, llama.cpp, vLLM)\n' +
+  '  SCRATCHPAD_MODEL=openai:qwen2.5:7b@http://localhost:11434/v1   (Ollama, llama.cpp, vLLM; native tool calls)\n' +
+  '  SCRATCHPAD_MODEL=openai:MODEL@http://HOST:PORT/v1#text        (a server without tool calling)\n' +
   '  SCRATCHPAD_MODEL=scripted:path/to/responses.jsonl     (replays recorded responses)\n' +
   'or pass --model with one of those values.';

@@ -35,7 +35,7 @@ let resolveModel: ReturnType<typeof createModelResolver>;
 
 beforeAll(async () => {
   stub = await startHttpStub();
-  resolveModel = createModelResolver({ defaultSpec: `openai:${MODEL}@${stub.url}/v1` });
+  resolveModel = createModelResolver({ defaultSpec: `openai:${MODEL}@${stub.url}/v1#text` });
 });
 afterAll(() => stub.close());
 beforeEach(() => stub.reset());

@@ -49,7 +49,7 @@ let resolveModel: ReturnType<typeof createModelResolver>;
 
 beforeAll(async () => {
   stub = await startHttpStub();
-  resolveModel = createModelResolver({ defaultSpec: `openai:${MODEL}@${stub.url}/v1` });
+  resolveModel = createModelResolver({ defaultSpec: `openai:${MODEL}@${stub.url}/v1#text` });
 });
 afterAll(() => stub.close());
 beforeEach(() => stub.reset());
@@ -195,7 +195,7 @@ describe('OpenAICompatibleProvider through the callModel activity', () => {
   it('maps a refused connection to a retryable Connection failure', async () => {
     const closed = await startHttpStub();
     await closed.close();
-    const provider = new OpenAICompatibleProvider({ model: MODEL, baseURL: `${closed.url}/v1` });
+    const provider = new OpenAICompatibleProvider({ model: MODEL, baseURL: `${closed.url}/v1`, protocol: 'text' });
 
     const failure = await failureOf(runCallModel(() => provider, cycleRequest));
 
@@ -205,7 +205,7 @@ describe('OpenAICompatibleProvider through the callModel activity', () => {
   });
 
   it('maps a client timeout to a retryable Timeout', async () => {
-    const provider = new OpenAICompatibleProvider({ model: MODEL, baseURL: `${stub.url}/v1`, timeoutMs: 100 });
+    const provider = new OpenAICompatibleProvider({ model: MODEL, baseURL: `${stub.url}/v1`, timeoutMs: 100, protocol: 'text' });
     stub.reply({ delayMs: 2000, body: completion('late') });
 
     const failure = await failureOf(runCallModel(() => provider, cycleRequest));

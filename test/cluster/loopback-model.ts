@@ -45,7 +45,7 @@ export class LoopbackModel {
   }
 
   spec(model: string): string {
-    return `openai:${model}@http://127.0.0.1:${(this.server!.address() as AddressInfo).port}/v1`;
+    return `openai:${model}@http://127.0.0.1:${(this.server!.address() as AddressInfo).port}/v1#text`;
   }
 
   /** Holds the `big` model's read decision until {@link release}. */

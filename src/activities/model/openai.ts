@@ -1,13 +1,28 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { z } from 'zod';
-import type { ModelResponse } from '../../core/cycle/model';
+import OpenAI from 'openai';
+import type {
+  ChatCompletion,
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionMessageParam,
+  ChatCompletionToolChoiceOption,
+} from 'openai/resources/chat/completions';
+import type { ModelResponse, ToolCall } from '../../core/cycle/model';
+import { ModelError } from '../../common/failure-types';
 import { toModelFailure } from './errors';
 import { envelopeSystem, envelopeToolCalls, speaksEnvelope } from './envelope';
 import { jsonProtocolSystem } from './json-protocol';
+import { offeredTools } from './offered-tools';
 import type { ModelProvider, ProviderRequest } from './provider';
-import { ModelError } from '../../common/failure-types';
+import { SYSTEM_PROMPTS } from './system-prompts';
+import { TOOL_DESCRIPTIONS_BY_NAME, toolInputSchema } from './tool-definitions';
 
-/** Where an OpenAI-compatible chat-completions server (Ollama, llama.cpp, vLLM) listens. */
+/**
+ * How a server is asked for calls: `tools`, native tool calling (vLLM, Ollama, llama.cpp, LM Studio); `text`, the
+ * JSON text protocol (and the staged runs' envelope) for a server without tool calling (`openai:MODEL@URL#text`).
+ */
+export type OpenAIProtocol = 'tools' | 'text';
+
+/** Where an OpenAI-compatible chat-completions server listens, and how to talk to it. */
 export interface OpenAICompatibleOptions {
   model: string;
   /** Up to and including `/v1`, e.g. `http://localhost:11434/v1`. */
@@ -15,101 +30,152 @@ export interface OpenAICompatibleOptions {
   apiKey?: string;
   /** Per-request client timeout; the activity's start-to-close timeout still bounds the attempt. */
   timeoutMs?: number;
+  protocol?: OpenAIProtocol;
 }
 
-const ChatCompletionSchema = z.object({
-  model: z.string().optional(),
-  choices: z
-    .array(z.object({ message: z.object({ content: z.string() }), finish_reason: z.string().nullish() }))
-    .min(1),
-  usage: z.object({ prompt_tokens: z.number(), completion_tokens: z.number() }).partial().nullish(),
-});
+/** Characters of a response body quoted in an error: enough to recognise it, never a whole page. */
+const QUOTED_BODY_CHARS = 300;
 
-/** `{"error": {"message": ...}}` (OpenAI, vLLM, Ollama) or `{"error": "..."}` (older servers). */
-function bodyErrorMessage(body: string): string {
-  try {
-    const error = (JSON.parse(body) as { error?: unknown }).error;
-    if (typeof error === 'string') return error;
-    const message = (error as { message?: unknown } | undefined)?.message;
-    if (typeof message === 'string') return message;
-  } catch {
-    // Not JSON: the raw body is the best message there is.
-  }
-  return body.slice(0, 500) || 'empty body';
+function toolChoiceOf(choice: ProviderRequest['toolChoice']): ChatCompletionToolChoiceOption {
+  if (typeof choice === 'object') return { type: 'function', function: { name: choice.name } };
+  return choice === 'any' ? 'required' : 'auto';
 }
 
-/** A local or self-hosted model over chat completions, using the JSON text protocol instead of native tools. */
+/** The model's tool calls; arguments that are not a JSON object stay a string, for the parser to refuse by name. */
+function toolCallsOf(message: ChatCompletion.Choice['message']): ToolCall[] {
+  return (message.tool_calls ?? []).flatMap((call) => {
+    if (call.type !== 'function') return [];
+    let input: unknown = call.function.arguments;
+    try {
+      input = JSON.parse(call.function.arguments || '{}');
+    } catch {
+      // Left as the raw text: the cycle notes a parse error the model can correct.
+    }
+    return [{ id: call.id, name: call.function.name, input }];
+  });
+}
+
+/**
+ * A local or self-hosted model over chat completions, through the official `openai` SDK with its retries off
+ * (Temporal retries). Native tool calling by default; the JSON text protocol where a server has none.
+ */
 export class OpenAICompatibleProvider implements ModelProvider {
   readonly spec: string;
+  private readonly client: OpenAI;
+  private readonly protocol: OpenAIProtocol;
 
   constructor(private readonly options: OpenAICompatibleOptions) {
-    this.spec = `openai:${options.model}@${options.baseURL}`;
+    this.protocol = options.protocol ?? 'tools';
+    this.spec = `openai:${options.model}@${options.baseURL}${this.protocol === 'text' ? '#text' : ''}`;
+    this.client = new OpenAI({
+      baseURL: options.baseURL.replace(/\/+$/, ''),
+      // Local servers want no key; the SDK insists on one, so without a key none is sent.
+      apiKey: options.apiKey ?? 'none',
+      ...(options.apiKey === undefined && { defaultHeaders: { authorization: null } }),
+      maxRetries: 0,
+    });
   }
 
   async complete(request: ProviderRequest, signal?: AbortSignal): Promise<ModelResponse> {
-    const system = speaksEnvelope(request) ? envelopeSystem(request) : jsonProtocolSystem(request);
-    const messages = [{ role: 'system', content: system }, ...request.messages];
-    const body = { model: this.options.model, messages, max_tokens: request.maxTokens, temperature: 0 };
-    let response: Response;
-    let text: string;
+    let completion: ChatCompletion;
+    // The client timeout is a signal of its own, so a timeout is told apart from the activity's cancellation.
+    const timeout = this.options.timeoutMs ? AbortSignal.timeout(this.options.timeoutMs) : undefined;
+    const requestSignal = signal && timeout ? AbortSignal.any([signal, timeout]) : (signal ?? timeout);
     try {
-      response = await fetch(`${this.options.baseURL.replace(/\/+$/, '')}/chat/completions`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          ...(this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {}),
-        },
-        body: JSON.stringify(body),
-        signal: this.requestSignal(signal),
-      });
-      text = await response.text();
+      completion = await this.client.chat.completions.create(this.params(request), { signal: requestSignal });
     } catch (error) {
       // On cancellation rethrow the activity's reason so the worker reports it as cancelled.
       if (signal?.aborted) throw signal.reason;
-      throw toModelFailure(error, this.spec);
+      if (timeout?.aborted) {
+        throw ApplicationFailure.create({
+          message: `timed out calling ${this.spec} after ${this.options.timeoutMs} ms`,
+          type: ModelError.Timeout,
+        });
+      }
+      throw this.failure(error, request);
     }
-    if (!response.ok) {
-      throw toModelFailure(
-        { status: response.status, headers: response.headers, apiMessage: bodyErrorMessage(text) },
+    return this.toModelResponse(completion, request);
+  }
+
+  /** The request body: the system prompt, the messages, and the offered tools when the server calls them natively. */
+  params(request: ProviderRequest): ChatCompletionCreateParamsNonStreaming {
+    const native = this.protocol === 'tools';
+    let system = SYSTEM_PROMPTS[request.system];
+    if (!native) system = speaksEnvelope(request) ? envelopeSystem(request) : jsonProtocolSystem(request);
+    const messages: ChatCompletionMessageParam[] = [{ role: 'system', content: system }, ...request.messages];
+    const tools = native ? offeredTools(request.tools) : [];
+    return {
+      model: this.options.model,
+      messages,
+      max_tokens: request.maxTokens,
+      temperature: 0,
+      ...(tools.length > 0 && {
+        tools: tools.map((name) => ({
+          type: 'function' as const,
+          function: { name, description: TOOL_DESCRIPTIONS_BY_NAME[name], parameters: toolInputSchema(name) },
+        })),
+        tool_choice: toolChoiceOf(request.toolChoice),
+      }),
+    };
+  }
+
+  private failure(error: unknown, request: ProviderRequest): ApplicationFailure {
+    if (error instanceof OpenAI.APIError && typeof error.status === 'number') {
+      const body = error.error as { message?: unknown } | string | undefined;
+      const apiMessage = typeof body === 'string' ? body : typeof body?.message === 'string' ? body.message : null;
+      const failure = toModelFailure(
+        { status: error.status, headers: error.headers, apiMessage: apiMessage?.slice(0, QUOTED_BODY_CHARS) },
         this.spec,
       );
+      // A server without tool calling refuses the `tools` field; say how to use it anyway.
+      const aboutTools = /tool/i.test(apiMessage ?? '') && error.status >= 400 && error.status < 500;
+      if (aboutTools && this.protocol === 'tools' && request.tools.length > 0) {
+        return ApplicationFailure.nonRetryable(
+          `${failure.message}. If this server has no tool calling, use the JSON text protocol: ` +
+            `openai:${this.options.model}@${this.options.baseURL}#text`,
+          ModelError.BadRequest,
+        );
+      }
+      return failure;
     }
-    return this.toModelResponse(text, request);
-  }
-
-  private requestSignal(signal?: AbortSignal): AbortSignal | undefined {
-    const timeout = this.options.timeoutMs ? AbortSignal.timeout(this.options.timeoutMs) : undefined;
-    if (signal && timeout) return AbortSignal.any([signal, timeout]);
-    return signal ?? timeout;
-  }
-
-  private toModelResponse(text: string, request: ProviderRequest): ModelResponse {
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    const parsed = ChatCompletionSchema.safeParse(json);
-    if (!parsed.success) {
-      throw ApplicationFailure.nonRetryable(
-        `malformed chat completion from ${this.spec} (expected choices[0].message.content): ${text.slice(0, 300)}`,
+    // By name, not instanceof: the JSON parser's errors may come from another realm (tests run in a vm context).
+    if ((error as Error | null)?.name === 'SyntaxError') {
+      return ApplicationFailure.nonRetryable(
+        `malformed chat completion from ${this.spec} (expected choices[0].message.content or tool_calls): ` +
+          `not JSON: ${(error as Error).message.slice(0, QUOTED_BODY_CHARS)}`,
         ModelError.BadResponse,
       );
     }
-    const { choices, usage, model } = parsed.data;
-    const choice = choices[0] as (typeof choices)[number];
+    return toModelFailure(error, this.spec);
+  }
+
+  private toModelResponse(completion: ChatCompletion, request: ProviderRequest): ModelResponse {
+    const choice = Array.isArray(completion?.choices) ? completion.choices[0] : undefined;
+    const message = choice?.message;
+    const text = message?.content;
+    const calls = message && this.protocol === 'tools' ? toolCallsOf(message) : [];
+    if (!message || (typeof text !== 'string' && calls.length === 0)) {
+      const quoted = JSON.stringify(completion ?? null).slice(0, QUOTED_BODY_CHARS);
+      throw ApplicationFailure.nonRetryable(
+        `malformed chat completion from ${this.spec} (expected choices[0].message.content or tool_calls): ${quoted}`,
+        ModelError.BadResponse,
+      );
+    }
+    const content = typeof text === 'string' ? text : '';
+    const usage = completion.usage;
+    const cached = usage?.prompt_tokens_details?.cached_tokens ?? 0;
     return {
-      text: choice.message.content,
-      toolCalls: speaksEnvelope(request) ? envelopeToolCalls(choice.message.content, request) : [],
-      stopReason: choice.finish_reason ?? null,
+      text: content,
+      toolCalls: this.protocol === 'text' && speaksEnvelope(request) ? envelopeToolCalls(content, request) : calls,
+      stopReason: choice?.finish_reason ?? null,
       usage: {
-        inputTokens: usage?.prompt_tokens ?? 0,
+        // Chat completions count cached prompt tokens inside prompt_tokens; here they are counted apart, as cache reads.
+        inputTokens: Math.max(0, (usage?.prompt_tokens ?? 0) - cached),
         outputTokens: usage?.completion_tokens ?? 0,
-        cacheReadTokens: 0,
+        cacheReadTokens: cached,
         cacheWriteTokens: 0,
       },
-      model: model ?? this.options.model,
+      model: completion.model || this.options.model,
     };
   }
 }

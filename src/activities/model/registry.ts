@@ -44,6 +44,7 @@ function buildProvider(spec: string, parsed: ModelSpec, options: ModelResolverOp
         model: parsed.model,
         baseURL: parsed.baseURL,
         apiKey: options.openaiApiKey,
+        protocol: parsed.protocol,
       });
     case 'scripted':
       return ScriptedProvider.fromFile(parsed.path);
