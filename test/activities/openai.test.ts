@@ -205,7 +205,12 @@ describe('OpenAICompatibleProvider through the callModel activity', () => {
   });
 
   it('maps a client timeout to a retryable Timeout', async () => {
-    const provider = new OpenAICompatibleProvider({ model: MODEL, baseURL: `${stub.url}/v1`, timeoutMs: 100, protocol: 'text' });
+    const provider = new OpenAICompatibleProvider({
+      model: MODEL,
+      baseURL: `${stub.url}/v1`,
+      timeoutMs: 100,
+      protocol: 'text',
+    });
     stub.reply({ delayMs: 2000, body: completion('late') });
 
     const failure = await failureOf(runCallModel(() => provider, cycleRequest));
