@@ -10,7 +10,7 @@ function cut(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
-/** An issue's path as code spells it, e.g. `carried.cycles[3].usage`; empty for the value itself. */
+/** An issue's path as code spells it, e.g. `handover.cycles[3].usage`; empty for the value itself. */
 export function issuePath(path: readonly PropertyKey[]): string {
   return path
     .map((key, index) => {

@@ -1,3 +1,4 @@
+import { MAX_CYCLE_DIRECTIVES } from '../../src/core/cycle/input';
 import { ApplicationFailure } from '@temporalio/workflow';
 import { KEPT_CYCLES, AgentInputSchema, cycleRecordOf, keepLast } from '../../src/core/agent/agent';
 import type { CycleInput, CycleResult } from '../../src/core/cycle/input';
@@ -244,6 +245,22 @@ describe('AgentHome, with no server', () => {
 
     expect(home.cycles[0]).toMatchObject({ outcome: 'failed', iterations: 0, error: 'no worker' });
     expect(home.scratchpad).toMatchObject({ current_task: 'work', notes: 'Cycle agent/a1/cycle/1 failed: no worker' });
+  });
+
+  it('hands a cycle at most its cap of held directives; the rest stay held, in order, for the next one', async () => {
+    const cycles = stubCycles();
+    const held = Array.from({ length: MAX_CYCLE_DIRECTIVES + 30 }, (_, index) => `d${index}`);
+    const handover = { cycleCount: 0, cycles: [], heldDirectives: held, directiveLog: [], usageByModel: {}, runs: 0 };
+    const home = homeOf({ scratchpad: { ...defaultScratchpad(), current_task: 'work' }, handover });
+    home.start(true);
+
+    const running = home.runNext();
+    await settle();
+    expect(cycles[0]?.input.directives).toEqual(held.slice(0, MAX_CYCLE_DIRECTIVES));
+    cycles[0]?.end({ directives: held.slice(0, MAX_CYCLE_DIRECTIVES).map((text) => ({ text, iteration: 1 })) });
+    await running;
+
+    expect(home.heldDirectives).toEqual(held.slice(MAX_CYCLE_DIRECTIVES));
   });
 
   it('holds directives while idle, hands them to the next cycle, forwards those that come while it runs', async () => {

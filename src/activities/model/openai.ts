@@ -41,6 +41,18 @@ function toolChoiceOf(choice: ProviderRequest['toolChoice']): ChatCompletionTool
   return choice === 'any' ? 'required' : 'auto';
 }
 
+/** An error's message and its causes', e.g. `Connection error.: fetch failed: connect ECONNREFUSED 127.0.0.1:1`. */
+function causeText(error: unknown): string {
+  const parts: string[] = [];
+  for (let current = error, depth = 0; typeof current === 'object' && current !== null && depth < 4; depth++) {
+    const { message, code, cause } = current as { message?: unknown; code?: unknown; cause?: unknown };
+    if (typeof message === 'string' && message && !parts.includes(message)) parts.push(message);
+    if (typeof code === 'string' && !parts.some((part) => part.includes(code))) parts.push(code);
+    current = cause;
+  }
+  return parts.join(': ').slice(0, QUOTED_BODY_CHARS);
+}
+
 /** The model's tool calls; arguments that are not a JSON object stay a string, for the parser to refuse by name. */
 function toolCallsOf(message: ChatCompletion.Choice['message']): ToolCall[] {
   return (message.tool_calls ?? []).flatMap((call) => {
@@ -73,6 +85,9 @@ export class OpenAICompatibleProvider implements ModelProvider {
       apiKey: options.apiKey ?? 'none',
       ...(options.apiKey === undefined && { defaultHeaders: { authorization: null } }),
       maxRetries: 0,
+      // Never the worker's OPENAI_ORG_ID / OPENAI_PROJECT_ID, which the SDK would send to whatever server this is.
+      organization: null,
+      project: null,
     });
   }
 
@@ -123,12 +138,13 @@ export class OpenAICompatibleProvider implements ModelProvider {
     if (error instanceof OpenAI.APIError && typeof error.status === 'number') {
       const body = error.error as { message?: unknown } | string | undefined;
       const apiMessage = typeof body === 'string' ? body : typeof body?.message === 'string' ? body.message : null;
+      const message = error.message.slice(0, QUOTED_BODY_CHARS);
       const failure = toModelFailure(
-        { status: error.status, headers: error.headers, apiMessage: apiMessage?.slice(0, QUOTED_BODY_CHARS) },
+        { status: error.status, headers: error.headers, message, apiMessage: apiMessage?.slice(0, QUOTED_BODY_CHARS) },
         this.spec,
       );
       // A server without tool calling refuses the `tools` field; say how to use it anyway.
-      const aboutTools = /tool/i.test(apiMessage ?? '') && error.status >= 400 && error.status < 500;
+      const aboutTools = /tool/i.test(apiMessage ?? message) && error.status >= 400 && error.status < 500;
       if (aboutTools && this.protocol === 'tools' && request.tools.length > 0) {
         return ApplicationFailure.nonRetryable(
           `${failure.message}. If this server has no tool calling, use the JSON text protocol: ` +
@@ -137,6 +153,12 @@ export class OpenAICompatibleProvider implements ModelProvider {
         );
       }
       return failure;
+    }
+    if (error instanceof OpenAI.APIConnectionError) {
+      return ApplicationFailure.create({
+        message: `cannot reach ${this.spec}: ${causeText(error)}`,
+        type: ModelError.Connection,
+      });
     }
     // By name, not instanceof: the JSON parser's errors may come from another realm (tests run in a vm context).
     if ((error as Error | null)?.name === 'SyntaxError') {

@@ -53,7 +53,11 @@ export function subagentScratchpad(task: string, context: string): Scratchpad {
 }
 
 /** What a fresh child cycle is given: its id, task and context, where it runs, and the limits it inherits. */
-export interface FreshCycleSpec {
+export type FreshCycleSpec = FreshCycleBase &
+  /** A research worker's fact: an `investigation` writes it; a `subagent` only reads its board. */
+  ({ kind: 'subagent'; research?: ResearchFact } | { kind: 'investigation'; research: ResearchFact });
+
+interface FreshCycleBase {
   agentId: string;
   cycleId: string;
   task: string;
@@ -65,9 +69,6 @@ export interface FreshCycleSpec {
   tools: string[];
   maxAttempts?: number;
   budgetChars?: number;
-  /** A research worker's fact: `investigation` writes it; a `subagent` only reads its board. */
-  research?: ResearchFact;
-  kind: 'subagent' | 'investigation';
 }
 
 /** A cycle with a fresh scratchpad and nothing else of whoever started it: sub-agents and research workers alike. */
@@ -84,10 +85,7 @@ export function freshCycleInput(spec: FreshCycleSpec): CycleInput & { cycleId: s
     ...(spec.budgetChars !== undefined ? { budgetChars: spec.budgetChars } : {}),
     subagentDepth: spec.depth,
   };
-  if (spec.kind === 'investigation') {
-    if (!spec.research) throw new TypeError('an investigation needs its research fact');
-    return { kind: 'investigation', ...common, research: spec.research };
-  }
+  if (spec.kind === 'investigation') return { kind: 'investigation', ...common, research: spec.research };
   return { kind: 'subagent', ...common, ...(spec.research ? { research: spec.research } : {}) };
 }
 

@@ -71,27 +71,29 @@ const baseShape = () => ({
  * Input of one `agentCycle` workflow: what every cycle is given, plus the block of its kind. `task` runs the task
  * queue (design.md, The cycle); `chat` is one respond → reflect turn on `message`; `stage` is one stage of a staged
  * run; `investigation` is a research worker's fact; `subagent` is a fresh cycle a `spawn_subagent` call started.
+ * A key no kind knows (an old `mode`, a misspelling) is refused, naming it.
  */
 export const CycleInputSchema = shareable(
   z.discriminatedUnion('kind', [
-    z.object({ kind: z.literal('task'), ...baseShape() }),
-    z.object({
+    z.strictObject({ kind: z.literal('task'), ...baseShape() }),
+    z.strictObject({
       kind: z.literal('chat'),
       ...baseShape(),
-      message: z.string().max(20_000),
+      // Counted in UTF-16 units, so twice the code points `send` allows: a message it accepted always fits.
+      message: z.string().max(2 * MAX_DIRECTIVE_CHARS),
       /** A separate reflect call, or the update riding in the response. */
       twoPhase: z.boolean().default(true),
       /** Model spec for the reflect phase (a cheaper one). */
       reflectModel: z.string().max(1000).optional(),
     }),
-    z.object({
+    z.strictObject({
       kind: z.literal('stage'),
       ...baseShape(),
       /** The run's task, plan, this stage and notes, appended to the user message; the cap on written paths. */
       stage: z.object({ context: z.string().max(200_000), maxPaths: z.number().int().min(1).max(50) }),
     }),
-    z.object({ kind: z.literal('investigation'), ...baseShape(), research: ResearchFactSchema() }),
-    z.object({ kind: z.literal('subagent'), ...baseShape(), research: ResearchFactSchema().optional() }),
+    z.strictObject({ kind: z.literal('investigation'), ...baseShape(), research: ResearchFactSchema() }),
+    z.strictObject({ kind: z.literal('subagent'), ...baseShape(), research: ResearchFactSchema().optional() }),
   ]),
 );
 type KindedInput = z.input<ReturnType<typeof CycleInputSchema>>;

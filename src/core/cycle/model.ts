@@ -20,7 +20,7 @@ export type SystemPromptId = z.infer<ReturnType<typeof SystemPromptIdSchema>>;
 
 /**
  * What a workflow asks of `callModel`. The system prompt and tool schemas are named, not
- * handover, so every iteration's history stays small; the activity resolves them.
+ * carried, so every iteration's history stays small; the activity resolves them.
  */
 export const ModelRequestSchema = shareable(
   z.object({

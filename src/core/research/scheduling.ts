@@ -48,7 +48,7 @@ export interface WorkerStart {
 export type SchedulingStep =
   /** Append the revised STRATEGY, then count the directives read. */
   | { kind: 'revise'; draft: { type: 'STRATEGY'; body: EntryBody<'STRATEGY'> }; directivesRead: number }
-  /** Append the TOMBSTONE, then tell each running worker its URL is out of bounds. */
+  /** Append the TOMBSTONE: investigations ask the board before each fetch, so the URL is out of bounds at once. */
   | { kind: 'tombstone'; draft: { type: 'TOMBSTONE'; body: EntryBody<'TOMBSTONE'> } }
   /** Start the worker STRATEGY assigned to the fact. */
   | { kind: 'spawn'; worker: WorkerStart }
@@ -149,7 +149,7 @@ export type SchedulingState = Omit<SchedulingView, 'dirty'>;
 
 /**
  * Every step of one evaluation of `state`, supposing nothing else happens meanwhile (no worker writes or ends while
- * one starts): the steps are handover out on a copy, as the supervisor would, and `state` is left unchanged.
+ * one starts): the steps are carried out on a copy, as the supervisor would, and `state` is left unchanged.
  */
 export function planEvaluation(state: SchedulingState, options: SchedulingOptions): SchedulingStep[] {
   const entries = [...state.entries];

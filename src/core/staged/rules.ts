@@ -1,6 +1,6 @@
 /**
  * Staged runs (design.md, Staged runs), as pure rules: when to stage, what each stage sees, how a prior scratchpad is
- * handover, and what outcome a run earns. The prior scratchpad every cycle can carry is in core/cycle/run-notes.ts.
+ * carried, and what outcome a run earns. The prior scratchpad every cycle can carry is in core/cycle/run-notes.ts.
  * A model can say it is done; work is complete only when verification has run.
  */
 

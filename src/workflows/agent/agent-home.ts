@@ -17,6 +17,7 @@ import {
   KEPT_CYCLES,
 } from '../../core/agent/agent';
 import { totalCost } from '../../core/cycle/cost';
+import { MAX_CYCLE_DIRECTIVES } from '../../core/cycle/input';
 import { reconcileDirectives } from '../../core/agent/directives';
 import { type Usage, mergeUsageByModel, totalUsage } from '../../core/cycle/model';
 import {
@@ -204,7 +205,8 @@ export class AgentHome {
     this.cycleCount++;
     this.cyclesThisRun++;
     const cycleId = cycleWorkflowId(this.agentId, this.cycleCount);
-    const directives = this.heldDirectives.splice(0);
+    // A cycle takes at most its cap of directives; the rest stay held, in order, for the next one.
+    const directives = this.heldDirectives.splice(0, MAX_CYCLE_DIRECTIVES);
     const child = new ChildCycle(cycleInputFor(item, this, cycleId, directives));
     this.running = child;
     const result = await child.run(summaryOf(item, this.scratchpad));

@@ -59,14 +59,16 @@ async function reflect(run: CycleRun, input: InputOf<'chat'>, reply: string): Pr
     model: input.reflectModel ?? input.model,
   });
   const parsed = chatCalls(response, tools);
-  const before = parsed.filter((entry) => entry.tool === 'update_scratchpad').slice(0, 1);
   const iteration = run.iterations + 1;
   const offered = { work: [], update: true, done: false };
-  const handled = await runCalls(run, before, iteration, { offered, notes: false });
+  const handled = await runCalls(run, parsed, iteration, { offered, notes: false });
   const request = { promptChars: messages[0]?.content.length ?? 0, tools };
   const call = { iteration, phase: 'reflect' as const, request, response, calls: parsed };
   run.trace.push(...traceEntries(call, handled));
   if (handled.length === 0) run.trace.push(traceEntry(call, { dispatch: 'reflect' }));
+  // An update enforced the budget already; a reflect that made none still leaves the scratchpad within it (a budget
+  // lowered by `configure` since the last turn).
+  await run.enforceBudget();
   run.publish('reflect');
 }
 

@@ -27,18 +27,12 @@ export function investigationFeature(input: InputOf<'investigation'>): CycleFeat
 }
 
 /**
- * Every other cycle: `board_write` is never offered, and refused if called. A sub-agent of an investigation still
- * reads its board's tombstones, but may not write its parent worker's fact.
+ * Every other cycle: `board_write` is never offered (a call to it is an unknown tool). A sub-agent of an
+ * investigation still reads its board's tombstones, but may not write its parent worker's fact.
  */
 export function noBoardWrite(input: Exclude<ParsedCycleInput, { kind: 'investigation' }>): CycleFeature {
   const research = input.kind === 'subagent' ? input.research : undefined;
-  const why = research ? 'a sub-agent may not write its parent worker’s fact' : 'this cycle investigates no fact';
-  const refused = async (run: CycleRun, action: Action): Promise<Handled> => {
-    const error = `board_write refused: ${why}; report what you found instead`;
-    return { step: { kind: 'tool', state: run.state, action }, observation: { ok: false, error } };
-  };
   return {
-    handlers: { [BOARD_WRITE]: refused },
     ...(research && { callContext: { boardId: research.supervisorId } }),
     offer: (tools) => tools.filter((tool) => tool !== BOARD_WRITE),
   };

@@ -10,8 +10,10 @@ import { signalArgs } from '../../common/signal-args';
 import { parseWorkflowInput } from '../../common/workflow-input';
 import type { ResearchRun } from './research-run';
 
-// A first start has no handover: absent, or null from a client that spells it out.
-/** The supervisor's two arguments, its input and what a continue-as-new carries, each checked at its edge. */
+/**
+ * The supervisor's two arguments, its input and what a continue-as-new hands over, each checked at its edge. A first
+ * start has no handover: absent, or null from a client that spells it out.
+ */
 export function parseResearchStart(
   rawInput: unknown,
   rawHandover: unknown,
