@@ -50,6 +50,11 @@ export const EnvSchema = z.object({
     .optional()
     .describe('Anthropic key (alone it selects anthropic:claude-sonnet-5-5)'),
   ANTHROPIC_BASE_URL: z.url().optional().describe('alternative Messages API endpoint'),
+  OPENAI_API_KEY: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('bearer token for an OpenAI-compatible server that wants one (vLLM --api-key); none is sent otherwise'),
   SCRATCHPAD_HOME: z
     .string()
     .min(1)

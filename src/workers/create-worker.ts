@@ -56,6 +56,7 @@ export async function createWorker(setup: WorkerSetup): Promise<Worker> {
     defaultSpec: setup.modelSpec,
     anthropicApiKey: config.ANTHROPIC_API_KEY,
     anthropicBaseURL: config.ANTHROPIC_BASE_URL,
+    openaiApiKey: config.OPENAI_API_KEY,
     providers: setup.providers,
   });
   const dataConverter = encryptionDataConverter(config.encryptionKeys);

@@ -19,6 +19,8 @@ export interface ScratchpadPluginOptions {
   providers?: Record<string, ModelProvider>;
   anthropicApiKey?: string;
   anthropicBaseURL?: string;
+  /** Bearer token for an OpenAI-compatible server that wants one. */
+  openaiApiKey?: string;
   /** Limits of the built-in tools; the sandbox folder must exist. */
   tools: ToolOptions;
   /** Everything else the activities take: observation store, offload threshold, a client for schedules. */
@@ -64,6 +66,7 @@ export class ScratchpadPlugin extends SimplePlugin {
       defaultSpec: options.model,
       anthropicApiKey: options.anthropicApiKey,
       anthropicBaseURL: options.anthropicBaseURL,
+      openaiApiKey: options.openaiApiKey,
       providers: options.providers,
     });
     super({
