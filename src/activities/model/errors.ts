@@ -114,7 +114,12 @@ export function toModelFailure(error: unknown, source: string): ApplicationFailu
     });
   }
   const { text, codes } = causeChain(error);
-  const name = asErrorLike(error)?.name;
+  // The openai SDK's error classes leave `name` as "Error": their class names say what they are.
+  const className = (error as { constructor?: { name?: unknown } } | null)?.constructor?.name;
+  const name =
+    className === 'APIConnectionTimeoutError' || className === 'APIConnectionError'
+      ? className
+      : asErrorLike(error)?.name;
   const failure = (type: ModelErrorType, message: string) =>
     ApplicationFailure.create({ message, type, nonRetryable: false, cause: asCause(error) });
   if (name === 'APIConnectionTimeoutError' || name === 'TimeoutError') {

@@ -41,18 +41,6 @@ function toolChoiceOf(choice: ProviderRequest['toolChoice']): ChatCompletionTool
   return choice === 'any' ? 'required' : 'auto';
 }
 
-/** An error's message and its causes', e.g. `Connection error.: fetch failed: connect ECONNREFUSED 127.0.0.1:1`. */
-function causeText(error: unknown): string {
-  const parts: string[] = [];
-  for (let current = error, depth = 0; typeof current === 'object' && current !== null && depth < 4; depth++) {
-    const { message, code, cause } = current as { message?: unknown; code?: unknown; cause?: unknown };
-    if (typeof message === 'string' && message && !parts.includes(message)) parts.push(message);
-    if (typeof code === 'string' && !parts.some((part) => part.includes(code))) parts.push(code);
-    current = cause;
-  }
-  return parts.join(': ').slice(0, QUOTED_BODY_CHARS);
-}
-
 /** The model's tool calls; arguments that are not a JSON object stay a string, for the parser to refuse by name. */
 function toolCallsOf(message: ChatCompletion.Choice['message']): ToolCall[] {
   return (message.tool_calls ?? []).flatMap((call) => {
@@ -153,12 +141,6 @@ export class OpenAICompatibleProvider implements ModelProvider {
         );
       }
       return failure;
-    }
-    if (error instanceof OpenAI.APIConnectionError) {
-      return ApplicationFailure.create({
-        message: `cannot reach ${this.spec}: ${causeText(error)}`,
-        type: ModelError.Connection,
-      });
     }
     // By name, not instanceof: the JSON parser's errors may come from another realm (tests run in a vm context).
     if ((error as Error | null)?.name === 'SyntaxError') {

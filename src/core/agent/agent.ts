@@ -4,6 +4,7 @@ import {
   CycleOutcomeSchema,
   type CycleResult,
   DEFAULT_MAX_ITERATIONS,
+  MAX_MESSAGE_CHARS,
   type Trigger,
   TriggerSchema,
 } from '../cycle/input';
@@ -12,7 +13,8 @@ import { ScratchpadSchema, UPDATE_KEYS } from '../scratchpad/scratchpad';
 import { codePointLength } from '../text';
 import { shareable } from '../shareable';
 
-export const MAX_MESSAGE_CHARS = 20_000;
+/** Longest chat message, in characters; directives share it (the cycle's input defines it). */
+export { MAX_MESSAGE_CHARS };
 
 /** How an agent runs its cycles; set at first start, changed with the `configure` update. */
 export const AgentSettingsSchema = shareable(

@@ -5,13 +5,13 @@ import {
   type ParsedCycleInput,
   type ResearchFact,
 } from '../cycle/input';
-import { type Usage, addUsage, mergeUsageByModel } from '../cycle/model';
+import { withChildUsage } from '../cycle/model';
 import type { Observation } from '../tools/observation';
 import { type Scratchpad, defaultScratchpad } from '../scratchpad/scratchpad';
 import { codePointLength, tailCodePoints } from '../text';
 import { SUBAGENT_TOOL_ARGS } from './subagent-tool';
 
-export { MAX_SUBAGENT_DEPTH };
+export { MAX_SUBAGENT_DEPTH, withChildUsage };
 /** Most sub-agents one cycle may spawn: each is a whole cycle of model calls. */
 export const MAX_SUBAGENTS_PER_CYCLE = 3;
 /** Characters of a child's notes a parent sees when the child stopped without finishing. */
@@ -140,15 +140,4 @@ export function subagentObservation(result: CycleResult): Observation {
     `sub-agent ${result.cycleId} stopped (${result.outcome}) after ${result.iterations} iterations without ` +
     `finishing its task; the end of its notes:\n${tail}`;
   return { ok: false, error, ...fields };
-}
-
-/** The parent's usage with a child's added, in total and by model: a sub-agent's calls are the parent's cost. */
-export function withChildUsage(
-  parent: { usage: Usage; usageByModel: Readonly<Record<string, Usage>> },
-  child: Pick<CycleResult, 'usage' | 'usageByModel'>,
-): { usage: Usage; usageByModel: Record<string, Usage> } {
-  return {
-    usage: addUsage(parent.usage, child.usage),
-    usageByModel: mergeUsageByModel(parent.usageByModel, child.usageByModel ?? {}),
-  };
 }

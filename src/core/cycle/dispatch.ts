@@ -54,6 +54,12 @@ export function applyUpdate(state: Scratchpad, action: Action): Step {
   return { kind: 'update', state: rejected, action, error: outcome.error };
 }
 
+/** `done`: the current task completes with the call's summary. */
+export function doneStep(state: Scratchpad, action: Action): Extract<Step, { kind: 'done' }> {
+  const summary = typeof action.args.summary === 'string' ? action.args.summary : '(no summary)';
+  return { kind: 'done', state: completeTask(state, summary), action, summary };
+}
+
 /** A call that is not run, with the reason the model sees as its observation. */
 export function refuse(state: Scratchpad, action: Action, reason: string): Extract<Step, { kind: 'refused' }> {
   return { kind: 'refused', state, action, error: reason, observation: { ok: false, error: reason } };
@@ -87,10 +93,7 @@ export function unknownTool(
 /** Applies one call to the state: an update or `done` at once, a work tool for the caller to run. */
 export function dispatchAction(state: Scratchpad, action: Action, offered: Offered): Step {
   if (action.tool === 'update_scratchpad' && offered.update) return applyUpdate(state, action);
-  if (action.tool === 'done' && offered.done) {
-    const summary = typeof action.args.summary === 'string' ? action.args.summary : '(no summary)';
-    return { kind: 'done', state: completeTask(state, summary), action, summary };
-  }
+  if (action.tool === 'done' && offered.done) return doneStep(state, action);
   if (offered.work.includes(action.tool)) return { kind: 'tool', state, action };
   return unknownTool(state, action, offered);
 }

@@ -7,8 +7,8 @@ import { shareable } from '../shareable';
 
 export const DEFAULT_MAX_ITERATIONS = 10;
 
-/** Longest directive or chat message: a user's message, not a document. */
-export const MAX_DIRECTIVE_CHARS = 20_000;
+/** Longest chat message or directive, in characters: a user's message, not a document. */
+export const MAX_MESSAGE_CHARS = 20_000;
 /** Most directives one cycle holds: each stays in every later prompt of the cycle. */
 export const MAX_CYCLE_DIRECTIVES = 100;
 
@@ -16,7 +16,7 @@ export const MAX_CYCLE_DIRECTIVES = 100;
 export const DirectiveTextSchema = shareable(
   z
     .string()
-    .max(MAX_DIRECTIVE_CHARS)
+    .max(MAX_MESSAGE_CHARS)
     .refine((text) => text.trim() !== '', { message: 'a directive needs some text' }),
 );
 
@@ -60,7 +60,7 @@ const baseShape = () => ({
   /** Ceiling on the rendered scratchpad; older content beyond it is archived. */
   budgetChars: z.number().int().min(1000).max(200_000).default(DEFAULT_BUDGET_CHARS),
   /** Directives held for this cycle while no cycle was running. */
-  directives: z.array(z.string().max(MAX_DIRECTIVE_CHARS)).max(MAX_CYCLE_DIRECTIVES).default([]),
+  directives: z.array(z.string().max(MAX_MESSAGE_CHARS)).max(MAX_CYCLE_DIRECTIVES).default([]),
   /** A prior run's notes, appended at the bottom of the user message (cut, omitted when empty). */
   priorScratchpad: z.string().max(1_000_000).optional(),
   /** How deep this cycle is among sub-agents: 0 for an agent's own cycle, its parent's plus one for a sub-agent. */
@@ -80,7 +80,7 @@ export const CycleInputSchema = shareable(
       kind: z.literal('chat'),
       ...baseShape(),
       // Counted in UTF-16 units, so twice the code points `send` allows: a message it accepted always fits.
-      message: z.string().max(2 * MAX_DIRECTIVE_CHARS),
+      message: z.string().max(2 * MAX_MESSAGE_CHARS),
       /** A separate reflect call, or the update riding in the response. */
       twoPhase: z.boolean().default(true),
       /** Model spec for the reflect phase (a cheaper one). */

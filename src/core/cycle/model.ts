@@ -93,3 +93,14 @@ export function mergeUsageByModel(
   for (const [model, usage] of Object.entries(added)) merged[model] = addUsage(merged[model] ?? ZERO_USAGE, usage);
   return merged;
 }
+
+/** The parent's usage with a child's added, in total and by model: a sub-agent's calls are the parent's cost. */
+export function withChildUsage(
+  parent: { usage: Usage; usageByModel: Readonly<Record<string, Usage>> },
+  child: { usage: Usage; usageByModel?: Readonly<Record<string, Usage>> },
+): { usage: Usage; usageByModel: Record<string, Usage> } {
+  return {
+    usage: addUsage(parent.usage, child.usage),
+    usageByModel: mergeUsageByModel(parent.usageByModel, child.usageByModel ?? {}),
+  };
+}

@@ -1,5 +1,6 @@
 import {
   type BoardEntry,
+  type Draft,
   type EntryBody,
   type EntryOf,
   assigneesOf,
@@ -144,6 +145,41 @@ export function* evaluationSteps(view: SchedulingView, options: SchedulingOption
   }
 }
 
+/** What carries out a step: the supervisor's run, or the copy `planEvaluation` keeps. */
+export interface StepTarget {
+  append(draft: Draft): void;
+  readDirectives(count: number): void;
+  takeWorkerNumbers(next: number): void;
+  /** Starts a worker; the supervisor waits for the child to start before its next decision. */
+  start(worker: WorkerStart): Promise<void> | void;
+  finish(outcome: 'complete' | 'incomplete'): void;
+}
+
+/**
+ * Carries out one step, in the order the decisions assume: the entry first, then the worker. Returns the start's
+ * promise when a worker starts, so a caller awaits only then.
+ */
+export function applyStep(step: SchedulingStep, target: StepTarget): Promise<void> | void {
+  switch (step.kind) {
+    case 'revise':
+      target.append(step.draft);
+      target.readDirectives(step.directivesRead);
+      return;
+    case 'tombstone':
+      target.append(step.draft);
+      return;
+    case 'delegate':
+      target.takeWorkerNumbers(step.nextWorker);
+      target.append(step.draft);
+      return target.start(step.worker);
+    case 'spawn':
+      return target.start(step.worker);
+    case 'finish':
+      if (step.outcome === 'complete') target.append(step.synthesis);
+      target.finish(step.outcome);
+  }
+}
+
 /** A run's state as `planEvaluation` takes it: a view at the start of an evaluation, when nothing has changed yet. */
 export type SchedulingState = Omit<SchedulingView, 'dirty'>;
 
@@ -163,39 +199,32 @@ export function planEvaluation(state: SchedulingState, options: SchedulingOption
     directivesRead: state.directivesRead,
     dirty: false,
   };
-  const append = (draft: { type: BoardEntry['type']; body: unknown }) => {
-    // Ids, turns and times are the workflow's to give; no decision reads them.
-    entries.push({
-      id: `e${entries.length + 1}`,
-      type: draft.type,
-      author: { role: 'supervisor', id: 'supervisor' },
-      turn: 0,
-      createdAt: '',
-      body: draft.body,
-    } as BoardEntry);
-    view.dirty = true;
-  };
-  const start = (worker: WorkerStart) => {
-    active.add(worker.workerId);
-    spawned.add(worker.workerId);
+  const copy: StepTarget = {
+    append(draft) {
+      // Ids, turns and times are the workflow's to give; no decision reads them.
+      const author = { role: 'supervisor', id: 'supervisor' };
+      entries.push({
+        id: `e${entries.length + 1}`,
+        type: draft.type,
+        author,
+        turn: 0,
+        createdAt: '',
+        body: draft.body,
+      } as BoardEntry);
+      view.dirty = true;
+    },
+    readDirectives: (count) => void (view.directivesRead = count),
+    takeWorkerNumbers: (next) => void (view.nextWorker = next),
+    start(worker) {
+      active.add(worker.workerId);
+      spawned.add(worker.workerId);
+    },
+    finish: () => undefined,
   };
   const steps: SchedulingStep[] = [];
   for (const step of evaluationSteps(view, options)) {
     steps.push(step);
-    if (step.kind === 'revise') {
-      append(step.draft);
-      view.directivesRead = step.directivesRead;
-    } else if (step.kind === 'tombstone') {
-      append(step.draft);
-    } else if (step.kind === 'spawn') {
-      start(step.worker);
-    } else if (step.kind === 'delegate') {
-      view.nextWorker = step.nextWorker;
-      append(step.draft);
-      start(step.worker);
-    } else if (step.outcome === 'complete') {
-      append(step.synthesis);
-    }
+    void applyStep(step, copy);
   }
   return steps;
 }

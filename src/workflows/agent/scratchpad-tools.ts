@@ -1,6 +1,6 @@
 import type { Action } from '../../core/cycle/parse';
 import type { Handled } from '../../core/cycle/plan-calls';
-import { applyUpdate, completeTask } from '../../core/cycle/dispatch';
+import { applyUpdate, doneStep } from '../../core/cycle/dispatch';
 import type { CycleRun } from '../cycle/cycle-run';
 import type { CycleFeature } from '../cycle/tool-handler';
 
@@ -14,11 +14,10 @@ async function updateScratchpad(run: CycleRun, action: Action): Promise<Handled>
 
 /** `done`: the current task moves to completed tasks and the next pending action becomes current. */
 async function done(run: CycleRun, action: Action): Promise<Handled> {
-  const summary = typeof action.args.summary === 'string' ? action.args.summary : '(no summary)';
-  const state = completeTask(run.state, summary);
-  run.state = state;
+  const step = doneStep(run.state, action);
+  run.state = step.state;
   await run.archiveCompletedTasks();
-  return { step: { kind: 'done', state, action, summary } };
+  return { step };
 }
 
 /** The scratchpad's own verbs, which every kind of cycle offers where its phase does. */

@@ -14,7 +14,7 @@ import {
   type Usage,
   ZERO_USAGE,
   addUsage,
-  mergeUsageByModel,
+  withChildUsage,
 } from '../../core/cycle/model';
 import { type Observation, isStoredObservation, offeredWorkTools } from '../../core/tools/observation';
 import type { Action } from '../../core/cycle/parse';
@@ -109,8 +109,7 @@ export class CycleRun {
 
   /** A child cycle's model calls count as this cycle's, in total and by model. */
   addChildUsage(child: Pick<CycleResult, 'usage' | 'usageByModel'>): void {
-    this.usage = addUsage(this.usage, child.usage);
-    this.usageByModel = mergeUsageByModel(this.usageByModel, child.usageByModel ?? {});
+    ({ usage: this.usage, usageByModel: this.usageByModel } = withChildUsage(this, child));
   }
 
   /** The user message with what the features append, then the prior scratchpad at the very bottom. */

@@ -19,7 +19,7 @@ import {
   type ResearchResult,
   composeAnswer,
 } from '../../core/research/run';
-import { type WorkerStart, evaluationSteps } from '../../core/research/scheduling';
+import { type StepTarget, type WorkerStart, applyStep, evaluationSteps } from '../../core/research/scheduling';
 import { renderBoard } from '../../core/research/render';
 import { researchWorkerId } from '../../common/ids';
 import {
@@ -132,27 +132,17 @@ async function checked(workerId: string, draft: Draft): Promise<Draft> {
 async function evaluate(run: ResearchRun): Promise<void> {
   // One time for every entry of the evaluation, though workflow time moves on while workers start.
   const now = Date.now();
+  const target: StepTarget = {
+    append: (draft) => void run.appendAsSupervisor(draft, now),
+    readDirectives: (count) => void (run.directivesRead = count),
+    takeWorkerNumbers: (next) => void (run.nextWorker = next),
+    start: (worker) => spawn(run, worker),
+    finish: (outcome) => run.finish(outcome),
+  };
   for (const step of evaluationSteps(run, { ...run.input, workerId: workerIdOf(run.input) })) {
-    switch (step.kind) {
-      case 'revise':
-        run.appendAsSupervisor(step.draft, now);
-        run.directivesRead = step.directivesRead;
-        break;
-      case 'tombstone':
-        run.appendAsSupervisor(step.draft, now);
-        break;
-      case 'delegate':
-        run.nextWorker = step.nextWorker;
-        run.appendAsSupervisor(step.draft, now);
-        await spawn(run, step.worker);
-        break;
-      case 'spawn':
-        await spawn(run, step.worker);
-        break;
-      case 'finish':
-        if (step.outcome === 'complete') run.appendAsSupervisor(step.synthesis, now);
-        run.finish(step.outcome);
-    }
+    // Awaited only when a worker starts, as before: no other step yields to the workflow's other handlers.
+    const started = applyStep(step, target);
+    if (started) await started;
   }
 }
 
