@@ -1,3 +1,4 @@
+import { offeredTools } from '../src/activities/model/offered-tools';
 import { ScriptedProvider } from '../src/activities/model/scripted';
 import { runObservedTool } from '../src/activities/tools/run-tool';
 import { ACTIVITY_TOOLS } from '../src/core/tools/catalogue';
@@ -37,7 +38,7 @@ export async function runInProcessCycle(iterations: number, setup: ToolSetup): P
     const response = await provider.complete({
       system: 'cycle',
       messages: [{ role: 'user', content: prompt }],
-      tools: [...workTools, 'update_scratchpad', 'done'],
+      tools: offeredTools([...workTools, 'update_scratchpad', 'done']),
       toolChoice: 'any',
       maxTokens: 2048,
     });

@@ -5,6 +5,7 @@ import { type Observation, type ToolCallInput, ToolCallInputSchema } from '../co
 import type { ObservationStore } from './observations/entry';
 import { createObservationRuntime } from './observations/runtime';
 import type { ModelProvider } from './model/provider';
+import { offeredTools } from './model/offered-tools';
 import { runObservedTool } from './tools/run-tool';
 import type { ToolOptions } from './tools/types';
 import { type VerificationRequest, VerificationRequestSchema, runVerification } from './tools/verification';
@@ -43,9 +44,10 @@ export function createActivities(dependencies: ActivityDependencies) {
     /** One model call. Retries belong to Temporal: providers never retry on their own. */
     async callModel(request: ModelRequest): Promise<ModelResponse> {
       const parsed = parseWorkflowInput(ModelRequestSchema(), request, ModelError.BadRequest, 'model request');
-      const { model, ...rest } = parsed;
+      const { model, tools, ...rest } = parsed;
       const provider = dependencies.resolveModel(model);
-      return heartbeating((signal) => provider.complete(rest, signal));
+      const offered = offeredTools(tools);
+      return heartbeating((signal) => provider.complete({ ...rest, tools: offered }, signal));
     },
 
     /**

@@ -1,3 +1,4 @@
+import { offeredTools } from '../../src/activities/model/offered-tools';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -61,8 +62,18 @@ describe('ScriptedProvider', () => {
       { text: 'y', usage: { inputTokens: 5, cacheReadTokens: 3 } },
     ]);
 
-    const estimated = await provider.complete({ ...request('abcd'), toolChoice: 'auto', maxTokens: 10 });
-    const given = await provider.complete({ ...request('abcd'), toolChoice: 'auto', maxTokens: 10 });
+    const estimated = await provider.complete({
+      ...request('abcd'),
+      tools: offeredTools(['echo', 'done']),
+      toolChoice: 'auto',
+      maxTokens: 10,
+    });
+    const given = await provider.complete({
+      ...request('abcd'),
+      tools: offeredTools(['echo', 'done']),
+      toolChoice: 'auto',
+      maxTokens: 10,
+    });
 
     expect(estimated.usage).toEqual({
       inputTokens: Math.round((CYCLE_SYSTEM.length + 4) / 4),
@@ -107,7 +118,7 @@ describe('ScriptedProvider', () => {
     const provider = new ScriptedProvider([{ text: 'slow', delayMs: 50 }]);
     const started = Date.now();
 
-    await provider.complete({ ...request('a'), toolChoice: 'auto', maxTokens: 10 });
+    await provider.complete({ ...request('a'), tools: [], toolChoice: 'auto', maxTokens: 10 });
 
     expect(Date.now() - started).toBeGreaterThanOrEqual(45);
   });

@@ -2,9 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { Message, MessageCreateParamsNonStreaming, ToolChoice } from '@anthropic-ai/sdk/resources/messages';
 import type { ModelResponse } from '../../core/cycle/model';
 import { SYSTEM_PROMPTS } from './system-prompts';
-import { TOOL_DESCRIPTIONS_BY_NAME, toolInputSchema } from './tool-definitions';
 import { toModelFailure } from './errors';
-import { offeredTools } from './offered-tools';
 import type { ModelProvider, ProviderRequest } from './provider';
 
 /** How to reach the Anthropic Messages API. */
@@ -22,10 +20,10 @@ function toolChoice(choice: ProviderRequest['toolChoice']): ToolChoice {
 
 /** The Messages API request for one provider request. */
 export function messageParams(model: string, request: ProviderRequest): MessageCreateParamsNonStreaming {
-  const tools = offeredTools(request.tools).map((name) => ({
+  const tools = request.tools.map(({ name, description, inputSchema }) => ({
     name,
-    description: TOOL_DESCRIPTIONS_BY_NAME[name],
-    input_schema: toolInputSchema(name) as Anthropic.Tool.InputSchema,
+    description,
+    input_schema: inputSchema as Anthropic.Tool.InputSchema,
   }));
   return {
     model,

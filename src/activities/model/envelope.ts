@@ -65,7 +65,7 @@ export function envelopeToolCalls(text: string, request: ProviderRequest): ToolC
   const envelope = parseEnvelope(text);
   if (!envelope) return [];
   const notes = envelope.scratchpad === undefined ? {} : { scratchpad: envelope.scratchpad };
-  const offered = (name: string) => request.tools.includes(name);
+  const offered = (name: string) => request.tools.some((tool) => tool.name === name);
   if (envelope.plan && offered('plan')) {
     return [{ id: 'envelope', name: 'plan', input: { stages: envelope.plan, ...notes } }];
   }

@@ -1,6 +1,5 @@
 import { SYSTEM_PROMPTS } from './system-prompts';
-import { TOOL_DESCRIPTIONS_BY_NAME, toolInputSchema } from './tool-definitions';
-import { offeredTools } from './offered-tools';
+import type { OfferedTool } from './offered-tools';
 import type { ProviderRequest } from './provider';
 
 type JsonSchema = Record<string, unknown>;
@@ -29,12 +28,11 @@ function wrapUnion(sketch: string): string {
   return sketch.includes(' | ') ? `(${sketch})` : sketch;
 }
 
-function toolLines(name: Parameters<typeof toolInputSchema>[0]): string[] {
-  const schema = toolInputSchema(name);
+function toolLines({ name, description, inputSchema: schema }: OfferedTool): string[] {
   const properties = Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>);
   const described = properties.filter(([, value]) => typeof value.description === 'string');
   return [
-    `- ${name}: ${TOOL_DESCRIPTIONS_BY_NAME[name]}`,
+    `- ${name}: ${description}`,
     `  args: ${compactSchema(schema)}`,
     ...described.map(([key, value]) => `    ${key}: ${value.description as string}`),
   ];
@@ -51,7 +49,7 @@ function choiceLine(choice: ProviderRequest['toolChoice']): string {
  */
 export function jsonProtocolSystem(request: ProviderRequest): string {
   const system = SYSTEM_PROMPTS[request.system];
-  const tools = offeredTools(request.tools);
+  const tools = request.tools;
   if (tools.length === 0) return system;
   return [
     system,

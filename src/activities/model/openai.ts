@@ -11,10 +11,8 @@ import { ModelError } from '../../common/failure-types';
 import { toModelFailure } from './errors';
 import { envelopeSystem, envelopeToolCalls, speaksEnvelope } from './envelope';
 import { jsonProtocolSystem } from './json-protocol';
-import { offeredTools } from './offered-tools';
 import type { ModelProvider, ProviderRequest } from './provider';
 import { SYSTEM_PROMPTS } from './system-prompts';
-import { TOOL_DESCRIPTIONS_BY_NAME, toolInputSchema } from './tool-definitions';
 
 /**
  * How a server is asked for calls: `tools`, native tool calling (vLLM, Ollama, llama.cpp, LM Studio); `text`, the
@@ -106,16 +104,16 @@ export class OpenAICompatibleProvider implements ModelProvider {
     let system = SYSTEM_PROMPTS[request.system];
     if (!native) system = speaksEnvelope(request) ? envelopeSystem(request) : jsonProtocolSystem(request);
     const messages: ChatCompletionMessageParam[] = [{ role: 'system', content: system }, ...request.messages];
-    const tools = native ? offeredTools(request.tools) : [];
+    const tools = native ? request.tools : [];
     return {
       model: this.options.model,
       messages,
       max_tokens: request.maxTokens,
       temperature: 0,
       ...(tools.length > 0 && {
-        tools: tools.map((name) => ({
+        tools: tools.map(({ name, description, inputSchema }) => ({
           type: 'function' as const,
-          function: { name, description: TOOL_DESCRIPTIONS_BY_NAME[name], parameters: toolInputSchema(name) },
+          function: { name, description, parameters: inputSchema },
         })),
         tool_choice: toolChoiceOf(request.toolChoice),
       }),

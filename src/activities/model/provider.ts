@@ -1,10 +1,12 @@
 import type { ModelResponse, SystemPromptId } from '../../core/cycle/model';
+import type { OfferedTool } from './offered-tools';
 
 /** A model request after defaults are applied; what providers receive. */
 export interface ProviderRequest {
   system: SystemPromptId;
   messages: { role: 'user' | 'assistant'; content: string }[];
-  tools: string[];
+  /** The offered tools, resolved by the activity: names with descriptions and schemas. */
+  tools: OfferedTool[];
   toolChoice: 'auto' | 'any' | { name: string };
   maxTokens: number;
 }
