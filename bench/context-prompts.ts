@@ -20,14 +20,17 @@ export function sizeOf(chars: number): PromptSize {
 }
 
 /** Everything a request puts before the model: its system prompt and every message. */
-export function requestChars(request: ProviderRequest): number {
+export function requestChars(request: Pick<ProviderRequest, 'system' | 'messages'>): number {
   return (
     SYSTEM_PROMPTS[request.system].length + request.messages.reduce((sum, message) => sum + message.content.length, 0)
   );
 }
 
 /** Prompt sizes of one phase's requests, in the order the model received them (one per turn). */
-export function phaseChars(requests: readonly ProviderRequest[], phase: 'respond' | 'reflect'): number[] {
+export function phaseChars(
+  requests: readonly Pick<ProviderRequest, 'system' | 'messages'>[],
+  phase: 'respond' | 'reflect',
+): number[] {
   return requests.filter((request) => request.system === phase).map(requestChars);
 }
 

@@ -10,7 +10,7 @@ import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
 import type { ModelProvider, ProviderRequest } from '../../src/activities/model/provider';
 import { createModelResolver } from '../../src/activities/model/registry';
-import { type ScriptEntry, ScriptedProvider } from '../../src/activities/model/scripted';
+import { type ScriptEntry, ScriptedProvider, type ScriptedRequest } from '../../src/activities/model/scripted';
 import type { ToolOptions } from '../../src/activities/tools/types';
 import type { CycleInput, CycleResult } from '../../src/core/cycle/input';
 import type { ModelResponse } from '../../src/core/cycle/model';
@@ -24,12 +24,12 @@ import { bundleWorkflows, sandboxOptions } from '../helpers/worker';
 /** A scripted model whose next reply may depend on the request it gets (an id seen in the prompt). */
 class ReactiveModel implements ModelProvider {
   readonly spec = 'scripted:reactive';
-  readonly requests: ProviderRequest[] = [];
+  readonly requests: ScriptedRequest[] = [];
 
   constructor(private readonly steps: ((request: ProviderRequest) => ScriptEntry)[]) {}
 
   async complete(request: ProviderRequest): Promise<ModelResponse> {
-    this.requests.push(structuredClone(request));
+    this.requests.push(structuredClone({ ...request, tools: request.tools.map((tool) => tool.name) }));
     const step = this.steps[this.requests.length - 1];
     if (!step) throw new Error(`reactive model ran out of steps at request ${this.requests.length}`);
     return new ScriptedProvider([step(request)], 'reactive').complete(request);
@@ -88,7 +88,7 @@ async function runCycle(queue: string, task: string): Promise<{ result: CycleRes
   return { result: result as CycleResult, workflowId };
 }
 
-function prompt(request: ProviderRequest | undefined): string {
+function prompt(request: Pick<ProviderRequest, 'messages'> | undefined): string {
   return request?.messages.map((message) => message.content).join('\n') ?? '';
 }
 

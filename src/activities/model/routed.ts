@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { ModelResponse } from '../../core/cycle/model';
 import type { ModelProvider, ProviderRequest } from './provider';
-import { ScriptedProvider, type ScriptEntry } from './scripted';
+import { ScriptedProvider, type ScriptEntry, type ScriptedRequest } from './scripted';
 import { ModelError } from '../../common/failure-types';
 
 /**
@@ -19,7 +19,7 @@ export class RoutedScriptedProvider implements ModelProvider {
   }
 
   /** Requests each route has received. */
-  requestsFor(key: string): ProviderRequest[] {
+  requestsFor(key: string): ScriptedRequest[] {
     return this.routes.get(key)?.requests ?? [];
   }
 

@@ -81,11 +81,14 @@ function estimateTokens(characters: number): number {
   return Math.round(characters / 4);
 }
 
+/** A request as the scripted model records it: the offered tools by name, as the workflow asked for them. */
+export type ScriptedRequest = Omit<ProviderRequest, 'tools'> & { tools: string[] };
+
 /** Replays scripted responses in order, records every request, and fails loudly when it runs out. */
 export class ScriptedProvider implements ModelProvider {
   readonly spec: string;
-  /** Every request received, in order, including ones answered with an error or exhaustion. */
-  readonly requests: ProviderRequest[] = [];
+  /** Every request received, in order, including ones answered with an error or exhaustion; tools by name. */
+  readonly requests: ScriptedRequest[] = [];
   private readonly entries: ParsedEntry[];
   private readonly matchers: ParsedEntry[];
   private cursor = 0;
@@ -116,7 +119,7 @@ export class ScriptedProvider implements ModelProvider {
   }
 
   async complete(request: ProviderRequest, signal?: AbortSignal): Promise<ModelResponse> {
-    this.requests.push(structuredClone(request));
+    this.requests.push(structuredClone({ ...request, tools: request.tools.map((tool) => tool.name) }));
     const asked = request.messages.map((message) => message.content).join('\n');
     const matched = this.matchers.find((entry) => entry.match?.every((part) => asked.includes(part)));
     const entry = matched ?? this.entries[this.cursor];
