@@ -1,5 +1,6 @@
 import type { ProviderRequest } from '../src/activities/model/provider';
 import { SYSTEM_PROMPTS } from '../src/activities/model/system-prompts';
+import { messagesChars } from '../src/core/cycle/model';
 
 /** A prompt's size in characters and in estimated tokens. */
 export interface PromptSize {
@@ -19,11 +20,9 @@ export function sizeOf(chars: number): PromptSize {
   return { chars, tokens: Math.round(chars / 4) };
 }
 
-/** Everything a request puts before the model: its system prompt and every message. */
+/** Everything a request puts before the model: its system prompt and every message, tool calls and results too. */
 export function requestChars(request: Pick<ProviderRequest, 'system' | 'messages'>): number {
-  return (
-    SYSTEM_PROMPTS[request.system].length + request.messages.reduce((sum, message) => sum + message.content.length, 0)
-  );
+  return SYSTEM_PROMPTS[request.system].length + messagesChars(request.messages);
 }
 
 /** Prompt sizes of one phase's requests, in the order the model received them (one per turn). */

@@ -6,8 +6,19 @@ export {
   WORKFLOWS_PATH,
   toolOptions,
   workerSinks,
+  workerToolRegistry,
   workflowWorkerOptions,
 } from './workers/create-worker';
+export {
+  defineTool,
+  type CodeTool,
+  type JsonValue,
+  type ToolContext,
+  type ToolDefinitionInput,
+} from './activities/tools/define-tool';
+export type { ToolPolicy, ToolDescriptor } from './core/tools/descriptor';
+export { ToolRegistry } from './activities/tools/registry';
+export { type ToolInput, type ToolSources, loadToolModule } from './workers/tool-sources';
 export { type ActivityDependencies, createActivities } from './activities';
 export { createModelResolver } from './activities/model/registry';
 export type { ModelProvider } from './activities/model/provider';

@@ -7,6 +7,8 @@ import { createObservationRuntime } from './observations/runtime';
 import type { ModelProvider } from './model/provider';
 import { offeredTools } from './model/offered-tools';
 import { runObservedTool } from './tools/run-tool';
+import { type CatalogueListing, ToolRegistry } from './tools/registry';
+import type { ToolDescriptor } from '../core/tools/descriptor';
 import type { ToolOptions } from './tools/types';
 import { type VerificationRequest, VerificationRequestSchema, runVerification } from './tools/verification';
 import { mirrorEntries } from './research/mirror';
@@ -29,6 +31,8 @@ export interface ActivityDependencies {
   /** Resolves a model spec (or the default when undefined) to a provider. */
   resolveModel: (spec?: string) => ModelProvider;
   tools: ToolOptions;
+  /** The user's tools from code and MCP servers, besides the built-ins. */
+  toolRegistry?: ToolRegistry;
   /** The observation store; an in-process memory store when absent (tests, a single worker process). */
   observations?: ObservationStore;
   /** Observations whose JSON is larger go to the store, a synthetic observation in their place (default 4096). */
@@ -40,14 +44,17 @@ export interface ActivityDependencies {
 /** Activities close over their dependencies so tests and the worker inject real or scripted parts. */
 export function createActivities(dependencies: ActivityDependencies) {
   const observations = createObservationRuntime(dependencies.observations, dependencies.offloadBytes);
+  const registry = dependencies.toolRegistry ?? new ToolRegistry();
   return {
     /** One model call. Retries belong to Temporal: providers never retry on their own. */
     async callModel(request: ModelRequest): Promise<ModelResponse> {
       const parsed = parseWorkflowInput(ModelRequestSchema(), request, ModelError.BadRequest, 'model request');
       const { model, tools, ...rest } = parsed;
       const provider = dependencies.resolveModel(model);
-      const offered = offeredTools(tools);
-      return heartbeating((signal) => provider.complete({ ...rest, tools: offered }, signal));
+      return heartbeating(async (signal) => {
+        const offered = offeredTools(tools, await registry.lookup());
+        return provider.complete({ ...rest, tools: offered }, signal);
+      });
     },
 
     /**
@@ -62,8 +69,21 @@ export function createActivities(dependencies: ActivityDependencies) {
           ? { fetchDeniedUrls: await tombstonedUrls(dependencies.client, call.boardId) }
           : {};
       return heartbeating((signal) =>
-        runObservedTool(call, { ...dependencies.tools, ...denied, signal }, observations),
+        runObservedTool(call, { ...dependencies.tools, ...denied, signal }, observations, registry),
       );
+    },
+
+    /**
+     * The tools this worker has (name, source, policy), which a cycle records once at its start: a replay never asks
+     * an MCP server. A local activity, so the catalogue is that of the worker running the cycle.
+     */
+    async listTools(): Promise<CatalogueListing> {
+      return heartbeating(() => registry.catalogue());
+    },
+
+    /** Every tool with its description and schema, for `scratchpad tools`. */
+    async describeTools(): Promise<{ tools: ToolDescriptor[]; failures: string[] }> {
+      return heartbeating(() => registry.describe());
     },
 
     /** Deletes expired observation entries; each cycle calls it first. */

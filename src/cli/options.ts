@@ -72,3 +72,19 @@ export function parseOrigin(value: string): string {
 export function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
+
+/** `--tools LIST`: comma-separated tool names and globs (`fs_*,web_fetch,github__*`), each checked. */
+export function parseToolPatterns(value: string): string[] {
+  const patterns = value
+    .split(',')
+    .map((pattern) => pattern.trim())
+    .filter((pattern) => pattern !== '');
+  const bad = patterns.filter((pattern) => !/^[A-Za-z0-9_*?-]{1,100}$/.test(pattern));
+  if (patterns.length === 0 || bad.length > 0 || patterns.length > 100) {
+    throw new CliError(
+      `invalid --tools "${value}": expected up to 100 comma-separated tool names or globs (A-Za-z0-9_- with * and ?), e.g. 'fs_*,web_fetch,github__*'`,
+      EXIT.usage,
+    );
+  }
+  return patterns;
+}

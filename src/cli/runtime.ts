@@ -3,6 +3,7 @@ import type { Worker } from '@temporalio/worker';
 import { type Config, ConfigError, LOG_LEVELS, describeConnection, loadConfig, resolveModelSpec } from '../config';
 import { connectClient } from '../client';
 import { hasPollers, isWorkflowTaskUnclaimed } from '../clients/task-queues';
+import type { ToolRegistry } from '../activities/tools/registry';
 import type { WorkerSetup } from '../worker';
 import { CliError, EXIT } from './errors';
 import { errorMessage } from '../common/error-message';
@@ -62,6 +63,27 @@ export async function startWorker(setup: WorkerSetup): Promise<Worker> {
   await installWorkerLogger();
   const { createWorker } = await import('../worker');
   return createWorker(setup);
+}
+
+/** The worker's tools from `SCRATCHPAD_TOOLS` and `SCRATCHPAD_MCP_CONFIG`; a bad module or config is a CLI error. */
+export async function loadTools(current: Config): Promise<ToolRegistry> {
+  const { workerToolRegistry } = await import('../worker');
+  try {
+    return await workerToolRegistry(current);
+  } catch (error) {
+    throw new CliError(errorMessage(error), EXIT.usage);
+  }
+}
+
+/** One line on what the worker offers besides the built-ins, and a line per tool source it could not list. */
+export async function reportTools(registry: ToolRegistry): Promise<void> {
+  if (!registry.hasExternal) return;
+  const { tools, failures } = await registry.describe();
+  const bySource = new Map<string, number>();
+  for (const tool of tools) bySource.set(tool.source, (bySource.get(tool.source) ?? 0) + 1);
+  const counts = [...bySource].map(([source, count]) => `${count} ${source}`).join(', ');
+  process.stderr.write(`Tools: ${counts} (\`scratchpad tools\` lists them).\n`);
+  for (const failure of failures) process.stderr.write(`Warning: ${failure}\n`);
 }
 
 /** How long work may wait for a running worker before this process serves it itself. */

@@ -4,6 +4,7 @@ import { validateAgentId } from './ids';
 import type { AgentInput } from '../core/agent/agent';
 import type { CycleInput, CycleResult } from '../core/cycle/input';
 import type { StagedInput, StagedResult } from '../core/staged/input';
+import type { ToolDescriptor } from '../core/tools/descriptor';
 import type { ResearchInput, ResearchResult, WorkerInput, WorkerResult } from '../core/research/run';
 
 /**
@@ -17,6 +18,13 @@ export interface WorkflowTypes {
   stagedTask: (input: StagedInput) => Promise<StagedResult>;
   research: (input: ResearchInput) => Promise<ResearchResult>;
   researchWorker: (input: WorkerInput) => Promise<WorkerResult>;
+  workerTools: () => Promise<WorkerToolsResult>;
+}
+
+/** Every tool a worker has, and the tool sources it could not list. */
+export interface WorkerToolsResult {
+  tools: ToolDescriptor[];
+  failures: string[];
 }
 
 /** What a schedule's action passes on: the agent to wake, its task queue, and the tasks to enqueue. */

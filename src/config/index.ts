@@ -127,6 +127,16 @@ export const EnvSchema = z.object({
     .pipe(z.enum(LOG_LEVELS))
     .default('WARN')
     .describe(`worker log level: ${LOG_LEVELS.join(', ')}`),
+  SCRATCHPAD_TOOLS: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('a module (CommonJS or ESM) whose default export is an array of tools made with defineTool'),
+  SCRATCHPAD_MCP_CONFIG: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('MCP servers whose tools the agents get: a JSON file in the mcpServers shape (stdio and HTTP)'),
   SCRATCHPAD_SEARCH_URL: z
     .url()
     .optional()

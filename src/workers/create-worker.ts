@@ -1,5 +1,13 @@
 import { Client } from '@temporalio/client';
-import { type InjectedSinks, NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import {
+  type InjectedSinks,
+  NativeConnection,
+  Worker,
+  type WorkerOptions,
+  type WorkerPlugin,
+} from '@temporalio/worker';
+import type { ToolRegistry } from '../activities/tools/registry';
+import { type ToolSources, toolRegistryFor } from './tool-sources';
 import { encryptionDataConverter } from '../common/encryption-codec';
 import type { TimelineSinks } from '../common/timeline-sink';
 import { createActivities } from '../activities';
@@ -46,6 +54,33 @@ export interface WorkerSetup {
   workerOptions?: Partial<WorkerOptions>;
   /** Observation store instead of the one `SCRATCHPAD_OBSERVATIONS` names. */
   observations?: ObservationStore;
+  /** The user's tools: given here, or else from `SCRATCHPAD_TOOLS` and `SCRATCHPAD_MCP_CONFIG`. */
+  tools?: ToolSources;
+  /** A registry built already (the command line lists it at start); takes the place of `tools`. */
+  toolRegistry?: ToolRegistry;
+}
+
+/** The worker's tools from configuration, each source given in `setup` taking the place of its variable. */
+export async function workerToolRegistry(config: Config, sources: ToolSources = {}): Promise<ToolRegistry> {
+  return toolRegistryFor({
+    toolsModule: config.SCRATCHPAD_TOOLS,
+    mcpConfig: config.SCRATCHPAD_MCP_CONFIG,
+    ...sources,
+  });
+}
+
+/** Closes the worker's MCP servers once it has shut down, so no server process outlives it. */
+export function closingTools(registry: ToolRegistry): WorkerPlugin {
+  return {
+    name: 'durable-scratchpad-tools',
+    async runWorker(worker, next) {
+      try {
+        await next(worker);
+      } finally {
+        await registry.close();
+      }
+    },
+  };
 }
 
 /** A worker running the project's workflows and activities on the configured task queue. */
@@ -60,6 +95,7 @@ export async function createWorker(setup: WorkerSetup): Promise<Worker> {
     providers: setup.providers,
   });
   const dataConverter = encryptionDataConverter(config.encryptionKeys);
+  const toolRegistry = setup.toolRegistry ?? (await workerToolRegistry(config, setup.tools));
   return Worker.create({
     connection,
     dataConverter,
@@ -69,6 +105,7 @@ export async function createWorker(setup: WorkerSetup): Promise<Worker> {
     activities: createActivities({
       resolveModel,
       tools: toolOptions(config),
+      toolRegistry,
       // A Redis connection must not keep a finished CLI command alive; the SQLite file needs no closing.
       observations: setup.observations ?? openObservationStore(config.observations, { unref: true }),
       offloadBytes: config.SCRATCHPAD_OFFLOAD_BYTES,
@@ -77,5 +114,6 @@ export async function createWorker(setup: WorkerSetup): Promise<Worker> {
     }),
     sinks: workerSinks(),
     ...setup.workerOptions,
+    plugins: [...(setup.workerOptions?.plugins ?? []), closingTools(toolRegistry)],
   });
 }

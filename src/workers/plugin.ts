@@ -10,6 +10,8 @@ import type { ModelProvider } from '../activities/model/provider';
 import type { ToolOptions } from '../activities/tools/types';
 import { SHARED_WORKFLOW_MODULES, WORKFLOWS_PATH } from '../config/paths';
 import { workerSinks } from './create-worker';
+import type { McpConfig } from '../activities/tools/mcp/config';
+import { type ToolInput, toolRegistryOf } from './tool-sources';
 
 /** What the plugin needs to run agents on a worker the user already has. */
 export interface ScratchpadPluginOptions {
@@ -22,9 +24,26 @@ export interface ScratchpadPluginOptions {
   /** Bearer token for an OpenAI-compatible server that wants one. */
   openaiApiKey?: string;
   /** Limits of the built-in tools; the sandbox folder must exist. */
-  tools: ToolOptions;
+  toolLimits?: ToolOptions;
+  /**
+   * The agents' own tools, made with `defineTool`. Before 0.3 this option held the built-ins' limits; an object
+   * here is still read as `toolLimits`.
+   */
+  tools?: readonly ToolInput[] | ToolOptions;
+  /** MCP servers whose tools the agents get: a config file's path, or its content (`{ mcpServers: {...} }`). */
+  mcpConfig?: string | McpConfig;
   /** Everything else the activities take: observation store, offload threshold, a client for schedules. */
-  activities?: Omit<ActivityDependencies, 'resolveModel' | 'tools'>;
+  activities?: Omit<ActivityDependencies, 'resolveModel' | 'tools' | 'toolRegistry'>;
+}
+
+/** The built-ins' limits and the user's tools, from either shape of the options. */
+function toolsOf(options: ScratchpadPluginOptions): { limits: ToolOptions; tools: readonly ToolInput[] } {
+  const { tools } = options;
+  if (tools !== undefined && !Array.isArray(tools)) return { limits: tools as ToolOptions, tools: [] };
+  if (!options.toolLimits) {
+    throw new Error("ScratchpadPlugin needs toolLimits: the sandbox folder and the built-in tools' limits");
+  }
+  return { limits: options.toolLimits, tools: (tools ?? []) as readonly ToolInput[] };
 }
 
 /**
@@ -69,10 +88,20 @@ export class ScratchpadPlugin extends SimplePlugin {
       openaiApiKey: options.openaiApiKey,
       providers: options.providers,
     });
+    const { limits, tools } = toolsOf(options);
+    const toolRegistry = toolRegistryOf({ tools, mcpConfig: options.mcpConfig, log: (line) => console.warn(line) });
     super({
       name: 'durable-scratchpad',
-      activities: createActivities({ ...options.activities, resolveModel, tools: options.tools }),
+      activities: createActivities({ ...options.activities, resolveModel, tools: limits, toolRegistry }),
       workflowsPath: combinedWorkflowsPath,
+      // MCP server processes end with the worker.
+      runContext: async (run: () => Promise<void>) => {
+        try {
+          await run();
+        } finally {
+          await toolRegistry.close();
+        }
+      },
     });
   }
 

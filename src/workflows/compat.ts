@@ -14,4 +14,10 @@ export interface CompatPatch {
   since: string;
 }
 
-export const PATCHES: readonly CompatPatch[] = [];
+export const PATCHES: readonly CompatPatch[] = [
+  {
+    id: 'tool-catalogue',
+    why: "a cycle lists the worker's tools (the listTools local activity) before its first model call",
+    since: '0.3.0',
+  },
+];

@@ -5,6 +5,7 @@ import type * as ResearchModule from './research/research';
 import type * as ResearchWorkerModule from './research/research-worker';
 import type * as ScheduledWakeModule from './agent/scheduled-wake';
 import type * as StagedTaskModule from './staged/staged-task';
+import type * as WorkerToolsModule from './tools/worker-tools';
 
 /*
  * Unless a worker shares its workflow modules (config/paths.ts, as this package's workers do), the SDK gives every
@@ -27,4 +28,6 @@ export const research: WorkflowTypes['research'] = (...args) =>
   (require('./research/research') as typeof ResearchModule).research(...args);
 export const researchWorker: WorkflowTypes['researchWorker'] = (...args) =>
   (require('./research/research-worker') as typeof ResearchWorkerModule).researchWorker(...args);
+export const workerTools: WorkflowTypes['workerTools'] = (...args) =>
+  (require('./tools/worker-tools') as typeof WorkerToolsModule).workerTools(...args);
 /* eslint-enable @typescript-eslint/no-require-imports */

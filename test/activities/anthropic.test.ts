@@ -1,7 +1,10 @@
 import { CancelledFailure } from '@temporalio/common';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { AnthropicProvider } from '../../src/activities/model/anthropic';
 import { createModelResolver } from '../../src/activities/model/registry';
 import { ModelError } from '../../src/common/failure-types';
+import type { CycleInput, CycleResult } from '../../src/core/cycle/input';
 import type { ModelRequest } from '../../src/core/cycle/model';
 import { CYCLE_SYSTEM, REFLECT_SYSTEM } from '../../src/core/cycle/prompts';
 import { RESEARCH_STRATEGY_SYSTEM } from '../../src/core/research/prompts';
@@ -10,6 +13,8 @@ import {
   TOOL_DESCRIPTIONS_BY_NAME as TOOL_DESCRIPTIONS,
   toolInputSchema,
 } from '../../src/activities/model/tool-definitions';
+import { defaultScratchpad } from '../../src/core/scratchpad/scratchpad';
+import { providerWorker, startAgentCycle, useWorkflowEnvironment } from '../helpers/worker';
 import { failureOf, quietEnvironment, runCallModel } from './call-model';
 import { type HttpStub, startHttpStub } from './http-stub';
 
@@ -277,5 +282,50 @@ describe('AnthropicProvider through the callModel activity', () => {
     environment.cancel();
 
     await expect(pending).rejects.toBeInstanceOf(CancelledFailure);
+  });
+});
+
+describe('a chat turn on Claude with a tool call', () => {
+  let env: TestWorkflowEnvironment;
+  let bundle: WorkflowBundleWithSourceMap;
+  useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
+
+  it('sends the call back as a tool_use block and its result as a tool_result with the same id', async () => {
+    const echo = {
+      type: 'tool_use',
+      id: 'toolu_01echo',
+      name: 'echo',
+      input: { message: 'hi' },
+      caller: { type: 'direct' },
+    };
+    stub.reply(
+      { body: message([{ type: 'text', text: 'Let me echo.', citations: null }, echo]) },
+      { body: message([{ type: 'text', text: 'It said ECHO: hi.', citations: null }], { stop_reason: 'end_turn' }) },
+    );
+    const { worker, taskQueue } = await providerWorker(env, bundle, resolveModel, 'test-anthropic-chat');
+    const agentId = `anthropic-chat-${Date.now()}`;
+    const input: CycleInput = {
+      agentId,
+      before: defaultScratchpad('Claude chat'),
+      kind: 'chat',
+      message: 'Echo hi',
+      twoPhase: false,
+    };
+
+    const result: CycleResult = await worker.runUntil(
+      startAgentCycle(env, taskQueue, input).then((handle) => handle.result()),
+    );
+
+    expect(result.outcome).toBe('completed');
+    expect(result.reply).toBe('It said ECHO: hi.');
+    expect(stub.received).toHaveLength(2);
+    const sent = (stub.received[1]?.body as { messages: { role: string; content: unknown }[] }).messages;
+    expect(sent.map((entry) => entry.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user']);
+    expect(sent[2]?.content).toBe('Echo hi');
+    expect(sent[3]?.content).toEqual([
+      { type: 'text', text: 'Let me echo.' },
+      { type: 'tool_use', id: 'toolu_01echo', name: 'echo', input: { message: 'hi' } },
+    ]);
+    expect(sent[4]?.content).toEqual([{ type: 'tool_result', tool_use_id: 'toolu_01echo', content: 'ECHO: hi' }]);
   });
 });

@@ -1,18 +1,15 @@
-import { TypedSearchAttributes } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { createActivities } from '../../src/activities';
+import { type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { offeredTools } from '../../src/activities/model/offered-tools';
 import { createModelResolver } from '../../src/activities/model/registry';
 import { TOOL_DESCRIPTIONS_BY_NAME, toolInputSchema } from '../../src/activities/model/tool-definitions';
-import { agentIdKey } from '../../src/common/search-attributes';
+import { traceQuery } from '../../src/common/messages/cycle';
 import type { CycleInput, CycleResult } from '../../src/core/cycle/input';
 import type { ModelRequest } from '../../src/core/cycle/model';
 import { parseToolCalls } from '../../src/core/cycle/parse';
 import { CYCLE_SYSTEM } from '../../src/core/cycle/prompts';
 import { defaultScratchpad, enqueueTasks } from '../../src/core/scratchpad/scratchpad';
-import { workerSinks } from '../../src/workers/create-worker';
-import { uniqueTaskQueue } from '../helpers/temporal';
-import { sandboxOptions, useWorkflowEnvironment } from '../helpers/worker';
+import { providerWorker, startAgentCycle, useWorkflowEnvironment } from '../helpers/worker';
 import { failureOf, runCallModel } from './call-model';
 import { type HttpStub, startHttpStub } from './http-stub';
 
@@ -20,11 +17,11 @@ const MODEL = 'qwen2.5:7b';
 
 /** A Chat Completions reply in the API's shape, with native tool calls. */
 function completion(
-  message: { content?: string | null; tool_calls?: { name: string; arguments: string }[] },
+  message: { content?: string | null; tool_calls?: { id?: string; name: string; arguments: string }[] },
   usage: Record<string, unknown> = { prompt_tokens: 1000, completion_tokens: 40, total_tokens: 1040 },
 ) {
-  const toolCalls = message.tool_calls?.map((call, index) => ({
-    id: `call_${index + 1}`,
+  const toolCalls = message.tool_calls?.map(({ id, ...call }, index) => ({
+    id: id ?? `call_${index + 1}`,
     type: 'function',
     function: call,
   }));
@@ -54,7 +51,7 @@ const cycleRequest: ModelRequest = {
 
 interface SentBody {
   model: string;
-  messages: { role: string; content: string }[];
+  messages: { role: string; content: string | null; tool_calls?: unknown[]; tool_call_id?: string }[];
   tools?: { type: string; function: { name: string; description: string; parameters: unknown } }[];
   tool_choice?: unknown;
 }
@@ -189,24 +186,12 @@ describe('a cycle on an OpenAI-compatible server with native tool calls', () => 
       { body: completion({ tool_calls: [{ name: 'echo', arguments: '{"message":"native"}' }] }) },
       { body: completion({ tool_calls: [{ name: 'done', arguments: '{"summary":"echoed natively"}' }] }) },
     );
-    const taskQueue = uniqueTaskQueue('test-openai-tools');
-    const worker = await Worker.create({
-      connection: env.nativeConnection,
-      taskQueue,
-      workflowBundle: bundle,
-      activities: createActivities({ resolveModel, tools: sandboxOptions() }),
-      sinks: workerSinks(),
-    });
+    const { worker, taskQueue } = await providerWorker(env, bundle, resolveModel, 'test-openai-tools');
     const agentId = `openai-tools-${Date.now()}`;
     const input: CycleInput = { agentId, before: enqueueTasks(defaultScratchpad('Native'), ['Echo natively']) };
 
     const result: CycleResult = await worker.runUntil(
-      env.client.workflow.execute('agentCycle', {
-        taskQueue,
-        workflowId: `agent/${agentId}/cycle/1`,
-        args: [input],
-        typedSearchAttributes: new TypedSearchAttributes([{ key: agentIdKey, value: agentId }]),
-      }),
+      startAgentCycle(env, taskQueue, input).then((handle) => handle.result()),
     );
 
     expect(result.outcome).toBe('completed');
@@ -214,5 +199,79 @@ describe('a cycle on an OpenAI-compatible server with native tool calls', () => 
     expect(result.after.completed_tasks).toEqual([{ task: 'Echo natively', summary: 'echoed natively' }]);
     expect(stub.received).toHaveLength(3);
     expect(result.usage.inputTokens).toBe(2000);
+  });
+
+  it('sends a chat turn\'s tool results back as role "tool" messages, after Temporal retried a 429', async () => {
+    const calls = [
+      { id: 'call_echo_7', name: 'echo', arguments: '{"message":"native"}' },
+      { id: 'call_note_8', name: 'update_scratchpad', arguments: '{"trajectory_now":"Echoed"}' },
+    ];
+    stub.reply(
+      { status: 429, headers: { 'retry-after': '1' }, body: { error: { message: 'slow down' } } },
+      {
+        body: completion(
+          { content: 'Echoing first.', tool_calls: calls },
+          { prompt_tokens: 1000, completion_tokens: 40, prompt_tokens_details: { cached_tokens: 600 } },
+        ),
+      },
+      {
+        body: completion(
+          { content: 'The echo said ECHO: native.' },
+          { prompt_tokens: 1500, completion_tokens: 20, prompt_tokens_details: { cached_tokens: 1000 } },
+        ),
+      },
+    );
+    const { worker, taskQueue } = await providerWorker(env, bundle, resolveModel, 'test-openai-chat');
+    const agentId = `openai-chat-${Date.now()}`;
+    const input: CycleInput = {
+      agentId,
+      before: defaultScratchpad('Native chat'),
+      kind: 'chat',
+      message: 'Echo "native" for me',
+      twoPhase: false,
+    };
+
+    const { result, trace, history } = await worker.runUntil(async () => {
+      const handle = await startAgentCycle(env, taskQueue, input);
+      const done: CycleResult = await handle.result();
+      return { result: done, trace: await handle.query(traceQuery), history: await handle.fetchHistory() };
+    });
+
+    expect(result.outcome).toBe('completed');
+    expect(result.reply).toBe('The echo said ECHO: native.');
+    expect(result.after.trajectory.now).toBe('Echoed');
+    // The 429 and its retry: the same request twice, the second attempt of the same activity, then the turn's next.
+    expect(stub.received).toHaveLength(3);
+    const [limited, retried, second] = stub.received.map((request) => request.body as SentBody);
+    expect(retried).toEqual(limited);
+    const started = (history.events ?? []).flatMap((event) => event.activityTaskStartedEventAttributes ?? []);
+    expect(started[0]?.attempt).toBe(2);
+    expect(started[0]?.lastFailure?.applicationFailureInfo?.type).toBe('ModelError.RateLimit');
+    // The second call of the turn: the model's own calls, then one result per call with its id.
+    expect(second?.messages.slice(-3)).toEqual([
+      {
+        role: 'assistant',
+        content: 'Echoing first.',
+        tool_calls: calls.map(({ id, name, arguments: args }) => ({
+          id,
+          type: 'function',
+          function: { name, arguments: args },
+        })),
+      },
+      { role: 'tool', tool_call_id: 'call_echo_7', content: 'ECHO: native' },
+      { role: 'tool', tool_call_id: 'call_note_8', content: 'applied' },
+    ]);
+    expect(JSON.stringify(second?.messages)).not.toContain('tool_results_this_turn');
+    // Every offered tool with its schema, on every request of the turn.
+    const offered = trace[0]?.request.tools ?? [];
+    expect(offered).toEqual(expect.arrayContaining(['echo', 'update_scratchpad']));
+    const schemas = offeredTools(offered).map(({ name, description, inputSchema }) => ({
+      type: 'function',
+      function: { name, description, parameters: inputSchema },
+    }));
+    expect(retried?.tools).toEqual(schemas);
+    expect(second?.tools).toEqual(schemas);
+    // Cached prompt tokens are counted apart, as cache reads, across the turn.
+    expect(result.usage).toEqual({ inputTokens: 900, outputTokens: 60, cacheReadTokens: 1600, cacheWriteTokens: 0 });
   });
 });

@@ -127,6 +127,34 @@ describe('OpenAICompatibleProvider through the callModel activity', () => {
     expect(system).toContain('trajectory_now');
   });
 
+  it("flattens a chat turn's tool use to the text block small models read, on the JSON text protocol", async () => {
+    stub.reply({ body: completion('The echo said hi.') });
+
+    await runCallModel(resolveModel, {
+      system: 'respond',
+      messages: [
+        { role: 'user', content: '<current_understanding>...</current_understanding>' },
+        { role: 'assistant', content: 'Understood.' },
+        { role: 'user', content: 'Echo hi' },
+        {
+          role: 'assistant',
+          content: '{"tool": "echo", "args": {"message": "hi"}}',
+          toolCalls: [{ id: 'call_1_1', name: 'echo', input: { message: 'hi' } }],
+        },
+        { role: 'tool', toolCallId: 'call_1_1', name: 'echo', content: 'ECHO: hi' },
+      ],
+      tools: ['echo'],
+    });
+
+    const body = stub.received[0]?.body as SentBody;
+    expect(body.messages.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'user']);
+    expect(body.messages[3]).toEqual({
+      role: 'user',
+      content: 'Echo hi\n\n<tool_results_this_turn>\n- echo({"message":"hi"}) → ECHO: hi\n</tool_results_this_turn>',
+    });
+    expect(body).not.toHaveProperty('tools');
+  });
+
   it('sends the bare system prompt when no tools are offered', async () => {
     stub.reply({ body: completion('Hello!', null) });
 

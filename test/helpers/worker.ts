@@ -1,7 +1,10 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { TypedSearchAttributes } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { agentIdKey } from '../../src/common/search-attributes';
+import type { CycleInput } from '../../src/core/cycle/input';
 import {
   DefaultLogger,
   Runtime,
@@ -11,6 +14,7 @@ import {
 } from '@temporalio/worker';
 import { type ActivityDependencies, createActivities } from '../../src/activities';
 import { createModelResolver } from '../../src/activities/model/registry';
+import type { ModelProvider } from '../../src/activities/model/provider';
 import { ScriptedProvider, type ScriptEntry } from '../../src/activities/model/scripted';
 import type { ToolOptions } from '../../src/activities/tools/types';
 import type { ObservationStore } from '../../src/activities/observations/entry';
@@ -70,19 +74,30 @@ export async function scriptedWorker(
   script: ScriptEntry[],
   name = 'cycle',
   setup: ObservationSetup = {},
-  extra: Pick<ActivityDependencies, 'client'> = {},
+  extra: Pick<ActivityDependencies, 'client' | 'toolRegistry'> & {
+    /** A provider in front of the scripted model, e.g. one that fills in ids only the prompt knows. */
+    wrap?: (model: ScriptedProvider) => ModelProvider;
+  } = {},
 ): Promise<ScriptedWorker> {
+  const { wrap, ...dependencies } = extra;
   const model = new ScriptedProvider(script, name);
   const observations = setup.observations ?? new MemoryObservationStore();
   const tools = sandboxOptions();
   const queue = uniqueTaskQueue(`test-${name}`);
-  const resolveModel = createModelResolver({ defaultSpec: 'scripted:test', providers: { 'scripted:test': model } });
+  const provider = wrap ? wrap(model) : model;
+  const resolveModel = createModelResolver({ defaultSpec: 'scripted:test', providers: { 'scripted:test': provider } });
   const worker = await Worker.create({
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
     taskQueue: queue,
     workflowBundle: bundle,
-    activities: createActivities({ resolveModel, tools, observations, offloadBytes: setup.offloadBytes, ...extra }),
+    activities: createActivities({
+      resolveModel,
+      tools,
+      observations,
+      offloadBytes: setup.offloadBytes,
+      ...dependencies,
+    }),
     sinks: workerSinks(),
   });
   return { worker, taskQueue: queue, model, tools, observations };
@@ -102,5 +117,33 @@ export function useWorkflowEnvironment(
   });
   afterAll(async () => {
     await env?.teardown();
+  });
+}
+
+/** A worker on a fresh task queue whose models come from `resolveModel`: for tests of a provider adapter. */
+export async function providerWorker(
+  env: TestWorkflowEnvironment,
+  bundle: WorkflowBundleWithSourceMap,
+  resolveModel: ActivityDependencies['resolveModel'],
+  name: string,
+): Promise<{ worker: Worker; taskQueue: string }> {
+  const taskQueue = uniqueTaskQueue(name);
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: bundle,
+    activities: createActivities({ resolveModel, tools: sandboxOptions() }),
+    sinks: workerSinks(),
+  });
+  return { worker, taskQueue };
+}
+
+/** Starts `input` as cycle 1 of its agent, with the agent id search attribute the Web UI and `list` filter on. */
+export function startAgentCycle(env: TestWorkflowEnvironment, taskQueue: string, input: CycleInput) {
+  return env.client.workflow.start('agentCycle', {
+    taskQueue,
+    workflowId: `agent/${input.agentId}/cycle/1`,
+    args: [input],
+    typedSearchAttributes: new TypedSearchAttributes([{ key: agentIdKey, value: input.agentId }]),
   });
 }

@@ -1,4 +1,4 @@
-import { turnObservations } from '../../src/core/cycle/chat-messages';
+import { turnExchange } from '../../src/core/cycle/chat-messages';
 import { dispatchAction, refuse } from '../../src/core/cycle/dispatch';
 import { type ModelResponse, ZERO_USAGE } from '../../src/core/cycle/model';
 import { chatCalls, parseToolCalls } from '../../src/core/cycle/parse';
@@ -100,8 +100,8 @@ describe('dispatching one call', () => {
   });
 });
 
-describe('trace entries and turn observations', () => {
-  it('builds one entry per call with the shared request and response, and the turn shows observations', () => {
+describe('trace entries and turn exchanges', () => {
+  it('builds one entry per call with the shared request and response, and the turn shows each call its result', () => {
     const reply = response('Writing.', [
       ['echo', { message: 'hi' }],
       ['echo', { message: 'again' }],
@@ -136,10 +136,13 @@ describe('trace entries and turn observations', () => {
       expect.objectContaining({ dispatch: 'refused', action: again, error: 'not run: later' }),
     ]);
     expect(traceEntry(call, { dispatch: 'reply' })).not.toHaveProperty('action');
-    expect(turnObservations(handled)).toEqual([
-      { tool: 'echo', args: { message: 'hi' }, text: 'ECHO: hi' },
-      { tool: 'echo', args: { message: 'again' }, text: 'ERROR: not run: later' },
-    ]);
+    expect(turnExchange(2, 'Writing.', handled)).toEqual({
+      text: 'Writing.',
+      calls: [
+        { id: 'call_2_1', name: 'echo', input: { message: 'hi' }, result: 'ECHO: hi', isError: false },
+        { id: 'call_2_2', name: 'echo', input: { message: 'again' }, result: 'ERROR: not run: later', isError: true },
+      ],
+    });
     expect(stepLabel(handled, 'reply')).toBe('tool echo, refused echo');
   });
 

@@ -15,6 +15,7 @@ import {
   withChildUsage,
 } from '../../src/core/agent/subagent';
 import { ACTIVITY_TOOLS, CYCLE_TOOLS, SPAWN_SUBAGENT, isActivityTool } from '../../src/core/tools/catalogue';
+import { selectTools } from '../../src/core/tools/select';
 
 const usage = (inputTokens: number, outputTokens: number) => ({ ...ZERO_USAGE, inputTokens, outputTokens });
 
@@ -33,9 +34,10 @@ function result(overrides: Partial<CycleResult>): CycleResult {
 
 describe('spawn_subagent rules', () => {
   it('is offered to cycles by default but is no activity tool', () => {
-    expect(CycleInputSchema().parse({ kind: 'task', agentId: 'a', before: defaultScratchpad() }).tools).toEqual(
-      CYCLE_TOOLS,
-    );
+    // No tools in the input: the default selection, which offers it alongside the built-ins.
+    expect(CycleInputSchema().parse({ kind: 'task', agentId: 'a', before: defaultScratchpad() }).tools).toBeUndefined();
+    const builtins = ACTIVITY_TOOLS.map((name) => ({ name, source: 'builtin' }));
+    expect(selectTools(undefined, builtins, [SPAWN_SUBAGENT]).offered).toEqual(CYCLE_TOOLS);
     expect(CYCLE_TOOLS).toContain(SPAWN_SUBAGENT);
     expect(isActivityTool(SPAWN_SUBAGENT)).toBe(false);
     expect(ACTIVITY_TOOLS as readonly string[]).not.toContain(SPAWN_SUBAGENT);

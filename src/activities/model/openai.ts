@@ -6,7 +6,8 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionToolChoiceOption,
 } from 'openai/resources/chat/completions';
-import type { ModelResponse, ToolCall } from '../../core/cycle/model';
+import type { Message, ModelResponse, ToolCall } from '../../core/cycle/model';
+import { flattenToolUse } from '../../core/cycle/flatten-messages';
 import { ModelError } from '../../common/failure-types';
 import { toModelFailure } from './errors';
 import { envelopeSystem, envelopeToolCalls, speaksEnvelope } from './envelope';
@@ -51,6 +52,23 @@ function toolCallsOf(message: ChatCompletion.Choice['message']): ToolCall[] {
     }
     return [{ id: call.id, name: call.function.name, input }];
   });
+}
+
+/** A message in Chat Completions' shape: calls as `tool_calls`, each result a `role: "tool"` message. */
+function chatMessage(message: Message): ChatCompletionMessageParam {
+  if (message.role === 'tool') return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
+  if (message.role === 'user' || !message.toolCalls) return { role: message.role, content: message.content };
+  return {
+    role: 'assistant',
+    // Servers take null beside tool calls; some refuse an empty string.
+    content: message.content === '' ? null : message.content,
+    tool_calls: message.toolCalls.map(({ id, name, input }) => ({
+      id,
+      type: 'function' as const,
+      // Arguments that were not JSON go back as the model wrote them.
+      function: { name, arguments: typeof input === 'string' ? input : JSON.stringify(input ?? {}) },
+    })),
+  };
 }
 
 /**
@@ -103,7 +121,10 @@ export class OpenAICompatibleProvider implements ModelProvider {
     const native = this.protocol === 'tools';
     let system = SYSTEM_PROMPTS[request.system];
     if (!native) system = speaksEnvelope(request) ? envelopeSystem(request) : jsonProtocolSystem(request);
-    const messages: ChatCompletionMessageParam[] = [{ role: 'system', content: system }, ...request.messages];
+    const messages: ChatCompletionMessageParam[] = [
+      { role: 'system', content: system },
+      ...(native ? request.messages.map(chatMessage) : flattenToolUse(request.messages)),
+    ];
     const tools = native ? request.tools : [];
     return {
       model: this.options.model,

@@ -1,10 +1,11 @@
-import type { ModelResponse, SystemPromptId } from '../../core/cycle/model';
+import type { Message, ModelResponse, SystemPromptId } from '../../core/cycle/model';
 import type { OfferedTool } from './offered-tools';
 
 /** A model request after defaults are applied; what providers receive. */
 export interface ProviderRequest {
   system: SystemPromptId;
-  messages: { role: 'user' | 'assistant'; content: string }[];
+  /** Provider-neutral: each provider maps tool calls and results to its own shape, or flattens them to text. */
+  messages: Message[];
   /** The offered tools, resolved by the activity: names with descriptions and schemas. */
   tools: OfferedTool[];
   toolChoice: 'auto' | 'any' | { name: string };

@@ -3,7 +3,8 @@ import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
-import type { ModelResponse, Usage } from '../../core/cycle/model';
+import { type ModelResponse, type Usage, messagesChars } from '../../core/cycle/model';
+import { flattenToolUse } from '../../core/cycle/flatten-messages';
 import { SYSTEM_PROMPTS } from './system-prompts';
 import type { ModelProvider, ProviderRequest } from './provider';
 import { ModelError } from '../../common/failure-types';
@@ -81,7 +82,7 @@ function estimateTokens(characters: number): number {
   return Math.round(characters / 4);
 }
 
-/** A request as the scripted model records it: the offered tools by name, as the workflow asked for them. */
+/** A request as the scripted model records it: tool use flattened to text, the offered tools by name. */
 export type ScriptedRequest = Omit<ProviderRequest, 'tools'> & { tools: string[] };
 
 /** Replays scripted responses in order, records every request, and fails loudly when it runs out. */
@@ -118,7 +119,9 @@ export class ScriptedProvider implements ModelProvider {
     return this.entries.length - this.cursor;
   }
 
-  async complete(request: ProviderRequest, signal?: AbortSignal): Promise<ModelResponse> {
+  async complete(given: ProviderRequest, signal?: AbortSignal): Promise<ModelResponse> {
+    // A script reads text, as a model on the JSON text protocol does: tool use becomes the turn's results block.
+    const request = { ...given, messages: flattenToolUse(given.messages) };
     this.requests.push(structuredClone({ ...request, tools: request.tools.map((tool) => tool.name) }));
     const asked = request.messages.map((message) => message.content).join('\n');
     const matched = this.matchers.find((entry) => entry.match?.every((part) => asked.includes(part)));
@@ -143,9 +146,7 @@ export class ScriptedProvider implements ModelProvider {
       name: call.tool,
       input: call.args,
     }));
-    const requestChars =
-      SYSTEM_PROMPTS[request.system].length +
-      request.messages.reduce((sum, message) => sum + message.content.length, 0);
+    const requestChars = SYSTEM_PROMPTS[request.system].length + messagesChars(request.messages);
     const replyChars =
       text.length + toolCalls.reduce((sum, call) => sum + JSON.stringify(call.input).length + call.name.length, 0);
     const usage: Usage = {

@@ -11,6 +11,7 @@ import { errorMessage } from '../../common/error-message';
 import { ObservationStoreError } from '../../common/failure-types';
 import { scratchpadRead } from './scratchpad-read';
 import type { ToolOptions } from './types';
+import type { ToolRegistry } from './registry';
 
 // Same length as a real id, so the synthetic observation measured before `put` has its final size.
 const PENDING_ID = '0000000000000000';
@@ -24,16 +25,48 @@ export async function runObservedTool(
   call: ToolCallInput,
   tools: ToolOptions,
   runtime: ObservationRuntime,
+  registry?: ToolRegistry,
 ): Promise<Observation> {
-  return recordObservation(call, await produce(call, tools, runtime), runtime);
+  const { observation, offload } = await produce(call, tools, runtime, registry);
+  return offload ? recordObservation(call, observation, runtime) : recordInline(call, observation, runtime);
 }
 
-async function produce(call: ToolCallInput, tools: ToolOptions, runtime: ObservationRuntime): Promise<Observation> {
-  if (call.name === SCRATCHPAD_READ) return scratchpadRead(call, runtime);
-  if (!hasReferences(call.args)) return runToolCall(call, tools);
-  const resolved = await resolveReferences(call.args, (step) => stepObservation(runtime, call.cycleId, step));
-  if (!resolved.ok) return { ok: false, error: resolved.error };
-  return runToolCall({ ...call, args: resolved.args }, tools);
+async function produce(
+  call: ToolCallInput,
+  tools: ToolOptions,
+  runtime: ObservationRuntime,
+  registry: ToolRegistry | undefined,
+): Promise<{ observation: Observation; offload: boolean }> {
+  if (call.name === SCRATCHPAD_READ) return { observation: await scratchpadRead(call, runtime), offload: true };
+  let { args } = call;
+  if (hasReferences(args)) {
+    const resolved = await resolveReferences(args, (step) => stepObservation(runtime, call.cycleId, step));
+    if (!resolved.ok) return { observation: { ok: false, error: resolved.error }, offload: true };
+    args = resolved.args;
+  }
+  const context = { sandboxRoot: tools.sandboxRoot, signal: tools.signal, cycleId: call.cycleId, step: call.step };
+  const external = await registry?.run(call.name, args, { ...context, agentId: call.agentId });
+  if (external) return { observation: external.observation, offload: external.policy.offload };
+  return { observation: await runToolCall({ ...call, args }, tools), offload: true };
+}
+
+/** Most bytes of a result kept inline for a tool that must not offload; the rest is cut, saying so. */
+export const MAX_INLINE_RESULT_BYTES = 32 * 1024;
+
+/**
+ * A tool with `offload: false`: its result stays in the observation, stored only for references, and cut at
+ * {@link MAX_INLINE_RESULT_BYTES} so that a huge one cannot reach workflow history.
+ */
+async function recordInline(call: ToolCallInput, observation: Observation, runtime: ObservationRuntime) {
+  const stored = await recordObservation(call, observation, { ...runtime, offloadBytes: Number.POSITIVE_INFINITY });
+  const text = typeof stored.result === 'string' ? stored.result : JSON.stringify(stored.result ?? null);
+  if (Buffer.byteLength(text, 'utf-8') <= MAX_INLINE_RESULT_BYTES) return stored;
+  const cut = Buffer.from(text, 'utf-8')
+    .subarray(0, MAX_INLINE_RESULT_BYTES)
+    .toString('utf-8')
+    .replace(/\uFFFD$/, '');
+  const note = `result cut at ${MAX_INLINE_RESULT_BYTES} bytes of ${Buffer.byteLength(text, 'utf-8')}: ${call.name} keeps its results inline (offload: false)`;
+  return { ...stored, result: cut, _note: note };
 }
 
 async function stepObservation(

@@ -135,6 +135,8 @@ export interface ConfigureOptions {
   budget?: number;
   maxIterations?: number;
   continueAsNewEvery?: number;
+  tools?: string[];
+  allTools?: boolean;
 }
 
 /** `scratchpad configure AGENT ...`: change how the agent runs its cycles. */
@@ -149,13 +151,16 @@ export async function configureCommand(agentId: string, options: ConfigureOption
     budgetChars: options.budget,
     maxIterations: options.maxIterations,
     continueAsNewEvery: options.continueAsNewEvery,
+    tools: options.allTools ? null : options.tools,
   };
+  if (options.allTools && options.tools) throw new CliError('choose --tools or --all-tools, not both', EXIT.usage);
   const changes = Object.fromEntries(Object.entries(requested).filter(([, value]) => value !== undefined));
   if (Object.keys(changes).length === 0)
     throw new CliError('nothing to configure: give at least one option', EXIT.usage);
   // The cycle model is also the model of an in-process worker, should this command need one.
   const settings = await withAgent(agentId, options.cycleModel, (agents, target) => agents.configure(target, changes));
   process.stdout.write(`${JSON.stringify(settings, null, 2)}\n`);
+  if (options.tools) await (await import('./tools')).reportUnmatchedTools(options.tools);
   return EXIT.ok;
 }
 

@@ -18,6 +18,7 @@ export interface CycleOptions {
   maxIterations?: number;
   from?: string;
   model?: string;
+  tools?: string[];
   /** A file, or `last` for the run-local notes of the agent's previous run (design.md, Prior scratchpad). */
   priorScratchpad?: string;
   json?: boolean;
@@ -58,6 +59,7 @@ export async function cycleCommand(options: CycleOptions): Promise<number> {
         tasks: options.task,
         maxIterations: options.maxIterations,
         model: options.model,
+        tools: options.tools,
         priorScratchpad,
       });
     }),

@@ -5,19 +5,22 @@ import { devServerFiles, startDevServer, stopDevServer } from '../../dev-server/
 import { CliError, EXIT } from '../errors';
 import * as runtime from '../runtime';
 import { startDirectiveBridge } from '../../clients/directive-bridge';
+import type { Config } from '../../config';
 
 function portOf(address: string): number {
   return Number(address.slice(address.lastIndexOf(':') + 1));
 }
 
 /** `scratchpad worker`: poll the task queue until interrupted. */
-export async function workerCommand(options: { model?: string }): Promise<number> {
-  const config = runtime.config();
+export async function workerCommand(options: ServeOptions): Promise<number> {
+  const config = withToolOptions(runtime.config(), options);
   const spec = runtime.modelSpec(config, options.model);
-  const worker = await runtime.startWorker({ config, modelSpec: spec });
+  const toolRegistry = await runtime.loadTools(config);
+  const worker = await runtime.startWorker({ config, modelSpec: spec, toolRegistry });
   process.stderr.write(
     `Worker polling "${config.SCRATCHPAD_TASK_QUEUE}" at ${config.TEMPORAL_ADDRESS} with model ${spec}; Ctrl-C to stop.\n`,
   );
+  await runtime.reportTools(toolRegistry);
   // With a board mirror, directives published on Redis reach research runs through this worker's process.
   const bridge = config.SCRATCHPAD_BOARD
     ? await startDirectiveBridge(config.SCRATCHPAD_BOARD, await runtime.client(config), (line) =>
@@ -32,9 +35,25 @@ export async function workerCommand(options: { model?: string }): Promise<number
   return EXIT.ok;
 }
 
+/** The options of `worker` and `dev`. */
+export interface ServeOptions {
+  model?: string;
+  tools?: string;
+  mcpConfig?: string;
+}
+
+/** `--tools` and `--mcp-config` in place of their variables; both are checked when the worker starts. */
+function withToolOptions(config: Config, options: ServeOptions): Config {
+  return {
+    ...config,
+    ...(options.tools !== undefined && { SCRATCHPAD_TOOLS: options.tools }),
+    ...(options.mcpConfig !== undefined && { SCRATCHPAD_MCP_CONFIG: options.mcpConfig }),
+  };
+}
+
 /** `scratchpad dev`: a dev server (SQLite file, Web UI) and a worker in the foreground. */
-export async function devCommand(options: { model?: string }): Promise<number> {
-  const config = runtime.config();
+export async function devCommand(options: ServeOptions): Promise<number> {
+  const config = withToolOptions(runtime.config(), options);
   const spec = runtime.modelSpec(config, options.model);
   const port = portOf(config.TEMPORAL_ADDRESS);
   fs.mkdirSync(config.home, { recursive: true });
@@ -46,10 +65,12 @@ export async function devCommand(options: { model?: string }): Promise<number> {
   });
   try {
     const local = { ...config, TEMPORAL_ADDRESS: server.address, temporal: { address: server.address } };
-    const worker = await runtime.startWorker({ config: local, modelSpec: spec });
+    const toolRegistry = await runtime.loadTools(local);
+    const worker = await runtime.startWorker({ config: local, modelSpec: spec, toolRegistry });
     process.stderr.write(
       `Web UI: ${server.uiUrl}\nWorker polling "${config.SCRATCHPAD_TASK_QUEUE}" with model ${spec}; Ctrl-C to stop.\n`,
     );
+    await runtime.reportTools(toolRegistry);
     await worker.run();
   } finally {
     await server.stop();

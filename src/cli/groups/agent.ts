@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { MAX_ITERATIONS, collect, parsePositiveInt } from '../options';
+import { MAX_ITERATIONS, collect, parsePositiveInt, parseToolPatterns } from '../options';
 import type { LazyAction } from './command-group';
 
 const WORKER_MODEL = ['--model <spec>', 'model for an in-process worker when none is running'] as const;
@@ -51,6 +51,8 @@ export function registerAgentCommands(program: Command, action: LazyAction): voi
     .option('--budget <chars>', 'rendered scratchpad budget before archiving', parsePositiveInt('--budget'))
     .option('--max-iterations <n>', 'model calls per cycle', parsePositiveInt('--max-iterations', MAX_ITERATIONS))
     .option('--continue-as-new-every <n>', 'cycles per workflow run', parsePositiveInt('--continue-as-new-every'))
+    .option('--tools <list>', "tools offered, by name or glob: 'fs_*,web_fetch,github__*'", parseToolPatterns)
+    .option('--all-tools', 'offer the default again: the built-ins and every tool the worker has')
     .action(action(agent, 'configureCommand'));
   command('export', true).action(action(agent, 'exportCommand'));
   command('import', true).argument('<file>', 'file written by export').action(action(agent, 'importCommand'));

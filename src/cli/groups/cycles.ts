@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import { FORMATS, MAX_ITERATIONS, STATES, collect, parsePositiveInt } from '../options';
+import { FORMATS, MAX_ITERATIONS, STATES, collect, parsePositiveInt, parseToolPatterns } from '../options';
 import type { LazyAction } from './command-group';
 
 /** Adds the commands about cycles: run one, show, snapshots, replay, trace, timeline. */
@@ -20,6 +20,7 @@ export function registerCycleCommands(program: Command, action: LazyAction): voi
       "first replace the agent's scratchpad with this file (YAML or JSON; missing keys take defaults)",
     )
     .option('--model <spec>', 'model spec (overrides SCRATCHPAD_MODEL)')
+    .option('--tools <list>', "tools offered in this cycle, by name or glob: 'fs_*,web_fetch'", parseToolPatterns)
     .option('--prior-scratchpad <path|last>', "a file, or 'last' for the agent's previous run's notes")
     .option('--json', 'print the result as JSON')
     .action(action(() => import('../commands/cycle'), 'cycleCommand'));

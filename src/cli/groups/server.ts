@@ -1,6 +1,15 @@
 import type { Command } from 'commander';
 import type { LazyAction } from './command-group';
 
+const TOOLS_MODULE = [
+  '--tools <module>',
+  'your tools: a module whose default export is an array of defineTool(...) (overrides SCRATCHPAD_TOOLS)',
+] as const;
+const MCP_CONFIG = [
+  '--mcp-config <file>',
+  'MCP servers whose tools agents get: JSON in the mcpServers shape (overrides SCRATCHPAD_MCP_CONFIG)',
+] as const;
+
 /** Adds the commands that run things: the demo, a dev server, a worker, cluster setup. */
 export function registerServerCommands(program: Command, action: LazyAction): void {
   const serve = () => import('../commands/serve');
@@ -12,12 +21,22 @@ export function registerServerCommands(program: Command, action: LazyAction): vo
     .command('dev')
     .description('run a dev server (SQLite file, Web UI) and a worker in the foreground')
     .option('--model <spec>', 'model spec (overrides SCRATCHPAD_MODEL)')
+    .option(...TOOLS_MODULE)
+    .option(...MCP_CONFIG)
     .action(action(serve, 'devCommand'));
   program
     .command('worker')
     .description('run a worker for the configured task queue')
     .option('--model <spec>', 'model spec (overrides SCRATCHPAD_MODEL)')
+    .option(...TOOLS_MODULE)
+    .option(...MCP_CONFIG)
     .action(action(serve, 'workerCommand'));
+  program
+    .command('tools')
+    .description('the tools a running worker offers: name, source (builtin, code, mcp:NAME), policy, description')
+    .option('--agent <id>', "mark the tools this agent's settings select, and names the worker does not have")
+    .option('--json', 'print every tool with its input schema as JSON')
+    .action(action(() => import('../commands/tools'), 'toolsCommand'));
   program
     .command('setup')
     .description("register the project's search attributes on the cluster at TEMPORAL_ADDRESS")

@@ -12,6 +12,7 @@ import { UsageSchema } from '../cycle/model';
 import { ScratchpadSchema, UPDATE_KEYS } from '../scratchpad/scratchpad';
 import { codePointLength } from '../text';
 import { shareable } from '../shareable';
+import { ToolPatternsSchema } from '../tools/select';
 
 /** Longest chat message, in characters; directives share it (the cycle's input defines it). */
 export { MAX_MESSAGE_CHARS };
@@ -26,6 +27,8 @@ export const AgentSettingsSchema = shareable(
     budgetChars: z.number().int().min(1000).max(200_000).default(DEFAULT_BUDGET_CHARS),
     /** Continue-as-new after this many cycles in one run, or earlier when Temporal suggests it. */
     continueAsNewEvery: z.number().int().min(1).max(10_000).default(100),
+    /** Tool names and globs offered to the agent; absent (or null, from `configure --all-tools`): the default. */
+    tools: ToolPatternsSchema().nullish(),
   }),
 );
 export type AgentSettings = z.output<ReturnType<typeof AgentSettingsSchema>>;
@@ -94,6 +97,8 @@ export const RunCycleArgsSchema = shareable(
     tasks: z.array(characters(5000)).default([]),
     maxIterations: z.number().int().min(1).max(200).optional(),
     model: z.string().optional(),
+    /** Tool names and globs for this cycle only, instead of the agent's. */
+    tools: ToolPatternsSchema().optional(),
     /** `--prior-scratchpad`: text appended at the bottom of the cycle's user message (cut at 2,000). */
     priorScratchpad: z.string().max(100_000).optional(),
   }),

@@ -66,7 +66,8 @@ interface FreshCycleBase {
   depth: number;
   maxIterations: number;
   model?: string;
-  tools: string[];
+  /** Names and globs; absent: the worker's default selection. */
+  tools?: string[];
   maxAttempts?: number;
   budgetChars?: number;
 }
@@ -80,7 +81,7 @@ export function freshCycleInput(spec: FreshCycleSpec): CycleInput & { cycleId: s
     trigger: 'task' as const,
     maxIterations: spec.maxIterations,
     ...(spec.model !== undefined ? { model: spec.model } : {}),
-    tools: spec.tools,
+    ...(spec.tools !== undefined ? { tools: spec.tools } : {}),
     ...(spec.maxAttempts !== undefined ? { maxAttempts: spec.maxAttempts } : {}),
     ...(spec.budgetChars !== undefined ? { budgetChars: spec.budgetChars } : {}),
     subagentDepth: spec.depth,
@@ -109,7 +110,7 @@ export function subagentInput(
     depth: parent.subagentDepth + 1,
     maxIterations: parent.maxIterations,
     ...(parent.model !== undefined ? { model: parent.model } : {}),
-    tools: parent.tools,
+    ...(parent.tools !== undefined ? { tools: parent.tools } : {}),
     maxAttempts: parent.maxAttempts,
     budgetChars: parent.budgetChars,
     ...(research ? { research } : {}),

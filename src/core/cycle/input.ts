@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DEFAULT_BUDGET_CHARS } from '../scratchpad/budget';
 import { UsageSchema } from './model';
 import { ScratchpadSchema } from '../scratchpad/scratchpad';
-import { CYCLE_TOOLS } from '../tools/catalogue';
+import { ToolPatternsSchema } from '../tools/select';
 import { shareable } from '../shareable';
 
 export const DEFAULT_MAX_ITERATIONS = 10;
@@ -50,11 +50,11 @@ const baseShape = () => ({
   maxIterations: z.number().int().min(1).max(200).default(DEFAULT_MAX_ITERATIONS),
   /** Model spec overriding the worker's default. */
   model: z.string().max(1000).optional(),
-  /** Work tools offered to the model. */
-  tools: z
-    .array(z.string().max(200))
-    .max(100)
-    .default([...CYCLE_TOOLS]),
+  /**
+   * Work tools offered to the model: names and globs (`fs_*`, `github__*`) selected from the worker's tools. Absent:
+   * the built-ins a cycle offers by default and every tool the worker has from code and MCP servers.
+   */
+  tools: ToolPatternsSchema().optional(),
   /** Attempts per activity before the cycle fails (Temporal retries in between). */
   maxAttempts: z.number().int().min(1).max(20).default(5),
   /** Ceiling on the rendered scratchpad; older content beyond it is archived. */

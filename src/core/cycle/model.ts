@@ -1,8 +1,90 @@
 import { z } from 'zod';
 import { shareable } from '../shareable';
 
-export const MessageSchema = shareable(z.object({ role: z.enum(['user', 'assistant']), content: z.string() }));
+/** Most characters of one message's text: far above a scratchpad, a prompt or a reply, yet bounded. */
+export const MAX_MESSAGE_CONTENT_CHARS = 1_000_000;
+/** Most messages of one request: a chat turn of the most iterations, each with the most calls, fits. */
+export const MAX_REQUEST_MESSAGES = 20_000;
+/** Most calls one assistant message carries back to the model; a reply with more keeps its first ones in history. */
+export const MAX_HISTORY_TOOL_CALLS = 64;
+/** Most characters of a tool call's id or name as the model gave it. */
+export const MAX_TOOL_CALL_ID_CHARS = 1000;
+/** Most characters of a tool call's arguments as JSON. */
+export const MAX_TOOL_CALL_INPUT_CHARS = 1_000_000;
+
+const text = z.string().max(MAX_MESSAGE_CONTENT_CHARS);
+const callId = z.string().min(1).max(MAX_TOOL_CALL_ID_CHARS);
+
+/** Characters of a tool call's arguments as JSON, as providers send them. */
+export function toolInputChars(input: unknown): number {
+  return (JSON.stringify(input ?? {}) ?? '').length;
+}
+
+const HistoryToolCallSchema = z.object({
+  id: callId,
+  name: callId,
+  input: z.unknown().refine((input) => toolInputChars(input) <= MAX_TOOL_CALL_INPUT_CHARS, {
+    message: `tool call arguments over ${MAX_TOOL_CALL_INPUT_CHARS} characters of JSON`,
+  }),
+});
+
+/**
+ * One message of a request, provider-neutral: user text; assistant text, with the tool calls it made (ids as the
+ * model gave them); or one call's result (`tool`). A plain `{role, content}` is a user or assistant message.
+ */
+export const MessageSchema = shareable(
+  z.discriminatedUnion('role', [
+    z.object({ role: z.literal('user'), content: text }),
+    z.object({
+      role: z.literal('assistant'),
+      content: text,
+      toolCalls: z.array(HistoryToolCallSchema).min(1).max(MAX_HISTORY_TOOL_CALLS).optional(),
+    }),
+    z.object({
+      role: z.literal('tool'),
+      toolCallId: callId,
+      name: callId,
+      content: text,
+      /** The call failed (a refusal, a tool error): Anthropic marks the result `is_error`. */
+      isError: z.boolean().optional(),
+    }),
+  ]),
+);
 export type Message = z.infer<ReturnType<typeof MessageSchema>>;
+/** A message with no tool use, as the JSON text protocol and the scripted model read requests. */
+export type TextMessage = { role: 'user' | 'assistant'; content: string };
+
+/**
+ * Why a request's tool messages do not pair with its calls, or undefined: each `tool` message answers a call of the
+ * assistant message before it, and every call is answered before the next assistant message (both providers'
+ * rule, so a request breaking it is refused here rather than by the server).
+ */
+export function toolUseIssue(messages: readonly Message[]): string | undefined {
+  let open = new Set<string>();
+  for (const [index, message] of messages.entries()) {
+    if (message.role === 'assistant') {
+      if (open.size > 0) return `message ${index}: calls ${[...open].join(', ')} have no tool result`;
+      open = new Set(message.toolCalls?.map((call) => call.id));
+      if (open.size !== (message.toolCalls?.length ?? 0)) return `message ${index}: tool call ids repeat`;
+    } else if (message.role === 'tool' && !open.delete(message.toolCallId)) {
+      return `message ${index}: tool result for ${message.toolCallId}, which the assistant message before did not call`;
+    }
+  }
+  return open.size > 0 ? `calls ${[...open].join(', ')} have no tool result` : undefined;
+}
+
+/** Characters a request's messages put before the model: text, tool results, and each call's name and arguments. */
+export function messagesChars(messages: readonly Message[]): number {
+  return messages.reduce(
+    (sum, message) =>
+      sum +
+      message.content.length +
+      (message.role === 'assistant'
+        ? (message.toolCalls ?? []).reduce((calls, call) => calls + call.name.length + toolInputChars(call.input), 0)
+        : 0),
+    0,
+  );
+}
 
 export const SystemPromptIdSchema = shareable(
   z.enum([
@@ -25,7 +107,14 @@ export type SystemPromptId = z.infer<ReturnType<typeof SystemPromptIdSchema>>;
 export const ModelRequestSchema = shareable(
   z.object({
     system: SystemPromptIdSchema(),
-    messages: z.array(MessageSchema()).min(1),
+    messages: z
+      .array(MessageSchema())
+      .min(1)
+      .max(MAX_REQUEST_MESSAGES)
+      .superRefine((messages, context) => {
+        const issue = toolUseIssue(messages);
+        if (issue) context.addIssue({ code: 'custom', message: issue });
+      }),
     tools: z.array(z.string()),
     toolChoice: z.union([z.enum(['auto', 'any']), z.object({ name: z.string() })]).default('auto'),
     /** Provider spec overriding the worker's default, e.g. a cheaper reflect model. */

@@ -102,9 +102,10 @@ export class AgentHome {
   }
 
   async runCycle(args: unknown): Promise<CycleRecord> {
-    const { tasks, maxIterations, model, priorScratchpad } = RunCycleArgsSchema().parse(args);
+    const { tasks, maxIterations, model, tools, priorScratchpad } = RunCycleArgsSchema().parse(args);
     if (tasks.length > 0) await this.enqueueChecked(tasks, []);
-    return (await this.queue.submit({ kind: 'task', trigger: 'task', maxIterations, model, priorScratchpad })).record;
+    const item = { kind: 'task' as const, trigger: 'task' as const, maxIterations, model, tools, priorScratchpad };
+    return (await this.queue.submit(item)).record;
   }
 
   async enqueue(args: unknown): Promise<{ current_task: string | null; pending_actions: string[] }> {

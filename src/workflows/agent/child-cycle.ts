@@ -23,6 +23,7 @@ export function cycleInputFor(
     before: agent.scratchpad,
     budgetChars: settings.budgetChars,
     directives,
+    ...(settings.tools ? { tools: settings.tools } : {}),
   };
   if (item.kind === 'chat') {
     const { maxIterations, model, reflectModel, twoPhase } = settings;
@@ -44,6 +45,7 @@ export function cycleInputFor(
     maxIterations: item.maxIterations || settings.maxIterations,
     ...(item.priorScratchpad ? { priorScratchpad: item.priorScratchpad } : {}),
     model: item.model || settings.model,
+    ...(item.tools !== undefined ? { tools: item.tools } : {}),
   };
 }
 

@@ -5,7 +5,14 @@ import type { Trigger } from '../../core/cycle/input';
 /** Work for one cycle: a chat turn, or a task cycle with optional overrides. */
 export type Work =
   | { kind: 'chat'; message: string }
-  | { kind: 'task'; trigger: Trigger; maxIterations?: number; model?: string; priorScratchpad?: string };
+  | {
+      kind: 'task';
+      trigger: Trigger;
+      maxIterations?: number;
+      model?: string;
+      tools?: string[];
+      priorScratchpad?: string;
+    };
 export type WorkItem = Work & { id: number };
 
 /** A finished cycle as the one who asked for it sees it. */

@@ -1,4 +1,5 @@
-import type { ActivityOptions, RetryPolicy } from '@temporalio/workflow';
+import type { ActivityOptions, LocalActivityOptions, RetryPolicy } from '@temporalio/workflow';
+import type { ToolPolicy } from '../../core/tools/descriptor';
 import { ModelError } from '../../common/failure-types';
 
 /** Model errors retrying cannot fix; the provider adapters mark them non-retryable too. */
@@ -31,7 +32,27 @@ export function modelActivityOptions(maxAttempts: number): ActivityOptions {
   };
 }
 
-/** Options of the `runTool` activity. */
-export function toolActivityOptions(maxAttempts: number): ActivityOptions {
-  return { startToCloseTimeout: '5m', heartbeatTimeout: HEARTBEAT_TIMEOUT, retry: retry(maxAttempts) };
+/** A tool's own timeout leaves the activity this long to store its observation and report. */
+const TOOL_TIMEOUT_MARGIN_MS = 60_000;
+const DEFAULT_TOOL_TIMEOUT_MS = 5 * 60_000;
+
+/**
+ * Options of the `runTool` activity, under a tool's policy: a longer timeout when the tool asks for one (its own
+ * timeout, enforced in the activity, is what the model sees), and one attempt for a tool that must not run twice.
+ */
+export function toolActivityOptions(
+  maxAttempts: number,
+  policy: Pick<ToolPolicy, 'retry' | 'timeoutMs'> = { retry: true },
+): ActivityOptions {
+  const timeoutMs = Math.max(DEFAULT_TOOL_TIMEOUT_MS, (policy.timeoutMs ?? 0) + TOOL_TIMEOUT_MARGIN_MS);
+  return {
+    startToCloseTimeout: timeoutMs,
+    heartbeatTimeout: HEARTBEAT_TIMEOUT,
+    retry: policy.retry ? retry(maxAttempts) : { maximumAttempts: 1 },
+  };
+}
+
+/** Options of `listTools`, a local activity: MCP servers may take a while to start on first use. */
+export function listToolsOptions(): LocalActivityOptions {
+  return { startToCloseTimeout: '2m', retry: { initialInterval: '1s', maximumAttempts: 3 } };
 }

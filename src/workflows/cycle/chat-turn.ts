@@ -1,10 +1,11 @@
 import {
   buildReflectMessages,
   buildRespondMessages,
-  type TurnObservation,
-  turnObservations,
+  type TurnExchange,
+  turnExchange,
 } from '../../core/cycle/chat-messages';
 import type { CycleOutcome } from '../../core/cycle/input';
+import { messagesChars } from '../../core/cycle/model';
 import { chatCalls } from '../../core/cycle/parse';
 import { hasObservations, stepLabel } from '../../core/cycle/plan-calls';
 import { traceEntries, traceEntry } from '../../core/cycle/trace';
@@ -15,14 +16,16 @@ import { runCalls } from './run-calls';
 /** Respond: from the scratchpad and this input alone, running tools within the turn. */
 async function respond(run: CycleRun, input: InputOf<'chat'>): Promise<{ reply: string; outcome: CycleOutcome }> {
   const { message } = input;
-  const observations: TurnObservation[] = [];
+  // This turn's iterations that ran tools, sent back as the model's calls and their results (design.md, Respond).
+  const exchanges: TurnExchange[] = [];
   let lastText = '';
   for (let iteration = 1; iteration <= input.maxIterations; iteration++) {
     run.iterations = iteration;
     // In two-phase mode update_scratchpad is not offered to respond; memory changes only in reflect.
     const offered = { work: run.workTools(), update: !input.twoPhase, done: false };
     const tools = offered.update ? [...offered.work, 'update_scratchpad'] : offered.work;
-    const messages = buildRespondMessages(run.state, message, observations, run.directivesFor(iteration));
+    run.directivesFor(iteration);
+    const messages = buildRespondMessages(run.state, message, run.directives, exchanges);
     const response = await run.callModel({
       system: input.twoPhase ? 'respond' : 'respond_single',
       messages,
@@ -33,7 +36,7 @@ async function respond(run: CycleRun, input: InputOf<'chat'>): Promise<{ reply: 
     lastText = response.text;
     const parsed = chatCalls(response, tools);
     const handled = await runCalls(run, parsed, iteration, { offered, notes: false });
-    const promptChars = messages.reduce((sum, entry) => sum + entry.content.length, 0);
+    const promptChars = messagesChars(messages);
     const call = { iteration, phase: 'respond' as const, request: { promptChars, tools }, response, calls: parsed };
     run.trace.push(...traceEntries(call, handled));
     if (!hasObservations(handled)) {
@@ -41,7 +44,7 @@ async function respond(run: CycleRun, input: InputOf<'chat'>): Promise<{ reply: 
       run.publish('reply');
       return { reply: response.text, outcome: 'completed' };
     }
-    observations.push(...turnObservations(handled));
+    exchanges.push(turnExchange(iteration, response.text, handled));
     run.publish(stepLabel(handled, 'reply'));
   }
   return { reply: lastText, outcome: 'max_iterations' };

@@ -22,7 +22,9 @@ import { renderMarkdown } from '../../core/scratchpad/render';
 import type { Scratchpad } from '../../core/scratchpad/scratchpad';
 import { scratchpadFromArgs, withPriorScratchpad } from '../../core/cycle/run-notes';
 import { timeline } from '../../common/timeline-sink';
+import { appendNote } from '../../core/scratchpad/update';
 import { modelActivityOptions, toolActivityOptions } from './activity-options';
+import { CycleTools } from './cycle-tools';
 import type { CycleFeature, ToolHandler } from './tool-handler';
 
 /**
@@ -43,6 +45,7 @@ export class CycleRun {
   private readonly shown: { text: string; iteration: number }[] = [];
   private readonly activities: Pick<Activities, 'callModel' | 'runTool'>;
   private readonly handlers = new Map<string, ToolHandler>();
+  readonly tools: CycleTools;
 
   constructor(
     readonly input: ParsedCycleInput,
@@ -59,6 +62,7 @@ export class CycleRun {
     for (const feature of features) {
       for (const [name, handler] of Object.entries(feature.handlers ?? {})) this.handlers.set(name, handler);
     }
+    this.tools = new CycleTools(input.tools, [...this.handlers.keys()], input.maxAttempts, runTool);
   }
 
   /** A directive signal: the model sees it from its next iteration on. Past the cap one is dropped with a warning. */
@@ -92,6 +96,12 @@ export class CycleRun {
     return response;
   }
 
+  /** Lists the worker's tools and selects this cycle's; what could not be offered goes to notes. */
+  async loadTools(): Promise<void> {
+    for (const line of await this.tools.load())
+      this.state = { ...this.state, notes: appendNote(this.state.notes, line) };
+  }
+
   /** One call in the `runTool` activity, under the features' policies: a refusal is the model's observation. */
   async runTool(action: Action, step: number): Promise<Observation> {
     for (const feature of this.features) {
@@ -101,7 +111,7 @@ export class CycleRun {
     const context = Object.assign({}, ...this.features.map((feature) => feature.callContext ?? {}));
     const { agentId } = this.input;
     const call = { cycleId: this.cycleId, agentId, step, name: action.tool, args: action.args, ...context };
-    const observation = await this.activities.runTool(call);
+    const observation = await this.tools.run(call);
     if (isStoredObservation(observation)) this.hasStoredObservations = true;
     for (const feature of this.features) feature.observe?.(action, observation);
     return observation;
@@ -132,7 +142,7 @@ export class CycleRun {
    * scratchpad points at content its budget archived; then each feature may narrow the list.
    */
   workTools(): string[] {
-    const tools = offeredWorkTools(this.input.tools, this.hasStoredObservations || hasArchivePointer(this.state));
+    const tools = offeredWorkTools(this.tools.selected, this.hasStoredObservations || hasArchivePointer(this.state));
     return this.features.reduce((offered, feature) => feature.offer?.(offered) ?? offered, tools);
   }
 

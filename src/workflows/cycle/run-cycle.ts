@@ -57,12 +57,14 @@ export async function runCycle(input: ParsedCycleInput, features: readonly Cycle
     if (text !== undefined) run.receiveDirective(text);
   });
 
+  const listsTools = run.tools.lists();
   let outcome: CycleOutcome;
   let reply: string | undefined;
   let error: string | undefined;
   try {
     // Expired observation entries go at the start of every cycle (design.md, Lifetime and isolation).
     await gcObservations();
+    if (listsTools) await run.loadTools();
     if (input.kind === 'chat') {
       ({ outcome, reply } = await runChatTurn(run, input));
     } else {

@@ -1,0 +1,208 @@
+import { ACTIVITY_TOOLS, SPAWN_SUBAGENT } from '../../core/tools/catalogue';
+import type { CatalogueEntry, ToolDescriptor, ToolPolicy } from '../../core/tools/descriptor';
+import { type Observation, SCRATCHPAD_READ } from '../../core/tools/observation';
+import { errorMessage } from '../../common/error-message';
+import { TOOL_DESCRIPTIONS_BY_NAME, toolInputSchema } from '../model/tool-definitions';
+import type { ExternalToolLookup } from '../model/offered-tools';
+import type { CodeTool, ToolContext } from './define-tool';
+import { heartbeat, logger, runCodeTool } from './run-code-tool';
+import { type ArgsValidator, type JsonSchema, compileSchema } from './json-schema';
+
+/** A tool an MCP server offers, as the worker's MCP source lists it. */
+export interface McpTool {
+  /** `SERVER__TOOL`, as the model calls it. */
+  name: string;
+  server: string;
+  description: string;
+  inputSchema: JsonSchema;
+  policy: { timeoutMs?: number; retry?: boolean };
+}
+
+/** What the registry needs of the MCP servers a worker is configured with. */
+export interface McpSource {
+  list(): Promise<{ tools: McpTool[]; failures: { server: string; error: string }[] }>;
+  call(
+    name: string,
+    args: Record<string, unknown>,
+    context: { signal?: AbortSignal; heartbeat?: () => void; timeoutMs?: number },
+  ): Promise<Observation>;
+  close(): Promise<void>;
+}
+
+/** What a cycle gets from `listTools`: the catalogue, and why tools it might expect are missing. */
+export interface CatalogueListing {
+  tools: CatalogueEntry[];
+  /** One line per tool source that could not be listed (an MCP server that did not start). */
+  failures: string[];
+}
+
+/** Built-in tools a cycle selects by name; `scratchpad_read` joins on its own once there is something to read. */
+const BUILTIN_DEFAULT_POLICY: ToolPolicy = { retry: true, offload: true };
+
+/** Names no tool of the user's may take: the built-ins and the workflow-side tools of every feature. */
+function reservedNames(): Set<string> {
+  return new Set([...Object.keys(TOOL_DESCRIPTIONS_BY_NAME), SPAWN_SUBAGENT, SCRATCHPAD_READ]);
+}
+
+interface External {
+  descriptor: ToolDescriptor;
+  validate: ArgsValidator;
+  code?: CodeTool;
+}
+
+/**
+ * Every tool a worker has: the built-ins, the user's tools from code and the tools of its MCP servers. The workflow
+ * knows them only as catalogue entries (name, source, policy); descriptions and schemas go from here to the model,
+ * and every call of a tool that is not built in runs through {@link ToolRegistry.run}.
+ */
+export class ToolRegistry {
+  private readonly code = new Map<string, CodeTool>();
+
+  /** Throws, naming both, when a tool from code takes a built-in's name or another tool's. */
+  constructor(
+    codeTools: readonly CodeTool[] = [],
+    private readonly mcp?: McpSource,
+  ) {
+    const reserved = reservedNames();
+    for (const tool of codeTools) {
+      if (reserved.has(tool.name)) {
+        throw new Error(`tool ${tool.name} from code clashes with the built-in tool ${tool.name}; rename yours`);
+      }
+      if (this.code.has(tool.name)) {
+        throw new Error(`two tools from code are named ${tool.name}; each tool needs a name of its own`);
+      }
+      this.code.set(tool.name, tool);
+    }
+  }
+
+  /** Whether the worker has tools beyond the built-ins, or MCP servers that may list some. */
+  get hasExternal(): boolean {
+    return this.code.size > 0 || this.mcp !== undefined;
+  }
+
+  private async external(): Promise<{ tools: Map<string, External>; failures: string[] }> {
+    const tools = new Map<string, External>();
+    for (const tool of this.code.values()) {
+      const descriptor = { ...tool, source: 'code' as const };
+      tools.set(tool.name, { descriptor, validate: () => ({ ok: true }), code: tool });
+    }
+    if (!this.mcp) return { tools, failures: [] };
+    const listed = await this.mcp.list();
+    const failures = listed.failures.map(({ server, error }) => `MCP server ${server}: ${error}`);
+    const reserved = reservedNames();
+    for (const tool of listed.tools) {
+      const clash = reserved.has(tool.name)
+        ? `the built-in tool ${tool.name}`
+        : tools.has(tool.name)
+          ? `the tool ${tool.name} from ${tools.get(tool.name)?.descriptor.source}`
+          : undefined;
+      if (clash) {
+        failures.push(`MCP server ${tool.server}: its tool ${tool.name} clashes with ${clash}; left out`);
+        continue;
+      }
+      tools.set(tool.name, {
+        descriptor: {
+          name: tool.name,
+          source: `mcp:${tool.server}`,
+          description: tool.description,
+          inputSchema: tool.inputSchema,
+          policy: {
+            retry: tool.policy.retry ?? true,
+            offload: true,
+            ...(tool.policy.timeoutMs && { timeoutMs: tool.policy.timeoutMs }),
+          },
+        },
+        validate: this.validatorFor(tool),
+      });
+    }
+    return { tools, failures };
+  }
+
+  private readonly validators = new Map<string, { schema: string; validate: ArgsValidator }>();
+
+  // Compiled once per schema: a server lists the same tools again after every restart.
+  private validatorFor(tool: McpTool): ArgsValidator {
+    const schema = JSON.stringify(tool.inputSchema);
+    const cached = this.validators.get(tool.name);
+    if (cached?.schema === schema) return cached.validate;
+    let validate: ArgsValidator;
+    try {
+      validate = compileSchema(tool.inputSchema);
+    } catch (error) {
+      // The server's own check still applies; ours cannot, so say so once.
+      warn(`MCP tool ${tool.name}: its input schema does not compile (${errorMessage(error)}); arguments go unchecked`);
+      validate = () => ({ ok: true });
+    }
+    this.validators.set(tool.name, { schema, validate });
+    return validate;
+  }
+
+  /** Every tool with its description and schema, built-ins first: what `scratchpad tools` prints. */
+  async describe(): Promise<{ tools: ToolDescriptor[]; failures: string[] }> {
+    const builtins = ACTIVITY_TOOLS.map((name) => ({
+      name,
+      source: 'builtin' as const,
+      description: TOOL_DESCRIPTIONS_BY_NAME[name],
+      inputSchema: toolInputSchema(name),
+      policy: BUILTIN_DEFAULT_POLICY,
+    }));
+    const { tools, failures } = await this.external();
+    return { tools: [...builtins, ...[...tools.values()].map((tool) => tool.descriptor)], failures };
+  }
+
+  /** The catalogue a cycle records: names, sources and policies. */
+  async catalogue(): Promise<CatalogueListing> {
+    const { tools, failures } = await this.describe();
+    return { tools: tools.map(({ name, source, policy }) => ({ name, source, policy })), failures };
+  }
+
+  /** Descriptions and schemas of the tools not built in, for the model activity. */
+  async lookup(): Promise<ExternalToolLookup> {
+    if (!this.hasExternal) return () => undefined;
+    const { tools } = await this.external();
+    return (name) => {
+      const tool = tools.get(name)?.descriptor;
+      return tool && { name: tool.name, description: tool.description, inputSchema: tool.inputSchema };
+    };
+  }
+
+  /**
+   * Runs a call of a tool from code or MCP; undefined when the name is neither (a built-in). Bad arguments, a
+   * tool's exception and a timeout are observations; an MCP server that fails (dies, disconnects) throws, so
+   * Temporal retries the call under the tool's policy.
+   */
+  async run(
+    name: string,
+    args: Record<string, unknown>,
+    context: Omit<ToolContext, 'signal' | 'log' | 'heartbeat'> & { signal?: AbortSignal },
+  ): Promise<{ observation: Observation; policy: ToolPolicy } | undefined> {
+    if (!this.hasExternal) return undefined;
+    const { tools } = await this.external();
+    const tool = tools.get(name);
+    if (!tool) return undefined;
+    const { policy } = tool.descriptor;
+    return { observation: await this.runExternal(tool, args, context), policy };
+  }
+
+  private async runExternal(
+    tool: External,
+    args: Record<string, unknown>,
+    context: Omit<ToolContext, 'signal' | 'log' | 'heartbeat'> & { signal?: AbortSignal },
+  ): Promise<Observation> {
+    const { name, policy } = tool.descriptor;
+    if (!tool.code) {
+      const checked = tool.validate(args);
+      if (!checked.ok) return { ok: false, error: `invalid arguments for ${name}:\n${checked.error}` };
+      return this.mcp!.call(name, args, { signal: context.signal, heartbeat, timeoutMs: policy.timeoutMs });
+    }
+    return runCodeTool(tool.code, args, context);
+  }
+
+  async close(): Promise<void> {
+    await this.mcp?.close();
+  }
+}
+
+function warn(message: string): void {
+  logger().warn(message);
+}

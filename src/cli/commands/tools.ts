@@ -1,0 +1,112 @@
+import { Agents } from '../../client';
+import { NoWorkerError, workerToolCatalogue } from '../../clients/worker-tools';
+import type { WorkerToolsResult } from '../../common/workflow-types';
+import { SPAWN_SUBAGENT } from '../../core/tools/catalogue';
+import type { ToolDescriptor, ToolPolicy } from '../../core/tools/descriptor';
+import { selectTools } from '../../core/tools/select';
+import { CliError, EXIT } from '../errors';
+import * as runtime from '../runtime';
+import { errorMessage } from '../../common/error-message';
+
+/** The options of `scratchpad tools`, as commander parses them. */
+export interface ToolsOptions {
+  agent?: string;
+  json?: boolean;
+}
+
+/** A policy as one short column: `timeout 30s, no retry, inline`; `-` for the defaults. */
+export function policyText(policy: ToolPolicy): string {
+  const parts = [
+    ...(policy.timeoutMs !== undefined ? [`timeout ${policy.timeoutMs / 1000}s`] : []),
+    ...(policy.retry ? [] : ['no retry']),
+    ...(policy.offload ? [] : ['inline']),
+  ];
+  return parts.length > 0 ? parts.join(', ') : '-';
+}
+
+function firstLine(text: string, width: number): string {
+  const line = text.split('\n')[0] ?? '';
+  return line.length > width ? `${line.slice(0, width - 1)}…` : line;
+}
+
+/** The catalogue as a table: name, source, policy and the description's first line; `*` marks what is offered. */
+export function toolsTable(tools: readonly ToolDescriptor[], offered?: ReadonlySet<string>): string {
+  const rows = tools.map((tool) => [
+    `${offered ? (offered.has(tool.name) ? '* ' : '  ') : ''}${tool.name}`,
+    tool.source,
+    policyText(tool.policy),
+    firstLine(tool.description, 70),
+  ]);
+  const header = [offered ? '  NAME' : 'NAME', 'SOURCE', 'POLICY', 'DESCRIPTION'];
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
+  return [header, ...rows]
+    .map((row) =>
+      row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  '),
+    )
+    .join('\n');
+}
+
+/** What an agent's settings select from the catalogue, and the names in them the worker does not have. */
+export function agentSelection(catalogue: WorkerToolsResult, patterns: readonly string[] | null | undefined) {
+  return selectTools(patterns ?? undefined, catalogue.tools, [SPAWN_SUBAGENT]);
+}
+
+/** Asks a running worker for its tools; a clear error when none runs. */
+export async function fetchCatalogue(): Promise<WorkerToolsResult> {
+  const config = runtime.config();
+  const client = await runtime.client(config);
+  try {
+    return await workerToolCatalogue(client, config.SCRATCHPAD_TASK_QUEUE);
+  } catch (error) {
+    if (error instanceof NoWorkerError) throw new CliError(error.message);
+    throw new CliError(`cannot list the worker's tools: ${errorMessage(error)}`);
+  }
+}
+
+/** `scratchpad tools`: the tools a worker would offer, with their sources and policies (and an agent's selection). */
+export async function toolsCommand(options: ToolsOptions): Promise<number> {
+  const catalogue = await fetchCatalogue();
+  let selection: ReturnType<typeof agentSelection> | undefined;
+  if (options.agent !== undefined) {
+    const config = runtime.config();
+    const agents = new Agents(await runtime.client(config));
+    const description = await agents.describe(options.agent);
+    if (!description) throw new CliError(`no agent ${options.agent}`, EXIT.usage);
+    const status = await agents.status(options.agent).catch((error: unknown) => {
+      throw new CliError(`cannot read the settings of agent ${options.agent}: ${errorMessage(error)}`);
+    });
+    selection = agentSelection(catalogue, status.settings.tools);
+  }
+  if (options.json) {
+    const offered = selection && { offered: selection.offered, unmatched: selection.unmatched };
+    process.stdout.write(`${JSON.stringify({ ...catalogue, ...offered }, null, 2)}\n`);
+    return EXIT.ok;
+  }
+  const lines = [toolsTable(catalogue.tools, selection && new Set(selection.offered))];
+  if (selection) {
+    lines.push(
+      '',
+      `* offered to ${options.agent}${selection.offered.includes(SPAWN_SUBAGENT) ? ` (with ${SPAWN_SUBAGENT})` : ''}`,
+    );
+    if (selection.unmatched.length > 0) lines.push(`not on this worker: ${selection.unmatched.join(', ')}`);
+  }
+  for (const failure of catalogue.failures) lines.push(`unavailable: ${failure}`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+  return EXIT.ok;
+}
+
+/** Names in `--tools` that no running worker has are said, not silently dropped (the cycle's notes say it too). */
+export async function reportUnmatchedTools(patterns: string[]): Promise<void> {
+  let unmatched: string[];
+  try {
+    unmatched = agentSelection(await fetchCatalogue(), patterns).unmatched;
+  } catch (error) {
+    process.stderr.write(`Not checked against a worker's tools: ${errorMessage(error)}\n`);
+    return;
+  }
+  if (unmatched.length > 0) {
+    process.stderr.write(
+      `Warning: the worker has no tool matching ${unmatched.join(', ')} (see \`scratchpad tools\`).\n`,
+    );
+  }
+}

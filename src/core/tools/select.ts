@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { shareable } from '../shareable';
+import { CYCLE_TOOLS } from './catalogue';
+import type { CatalogueEntry } from './descriptor';
+
+// Not exported: a worker deep-freezes what its shared workflow modules export, and zod resets a regex's lastIndex.
+/** A tool pattern: a name, or a glob with `*` (any run of characters) and `?` (one character). */
+const TOOL_PATTERN = /^[A-Za-z0-9_*?-]{1,100}$/;
+
+/** Tool names and globs, as settings, a cycle's input and the command line give them. */
+export const ToolPatternsSchema = shareable(
+  z.array(z.string().regex(TOOL_PATTERN, 'a tool name or glob: A-Za-z0-9_- with * and ?')).max(100),
+);
+
+function matcher(pattern: string): (name: string) => boolean {
+  if (!/[*?]/.test(pattern)) return (name) => name === pattern;
+  const source = pattern.replace(/[*?]/g, (glob) => (glob === '*' ? '.*' : '.'));
+  const regex = new RegExp(`^${source}$`);
+  return (name) => regex.test(name);
+}
+
+/** What a cycle offers: the selected names in catalogue order, and each pattern that matched no tool. */
+export interface ToolSelection {
+  offered: string[];
+  unmatched: string[];
+}
+
+/**
+ * Selects a cycle's tools from the worker's catalogue plus the workflow-side tools a cycle may offer
+ * (`spawn_subagent`). With no patterns: the built-ins a cycle offers by default and every tool from code and MCP.
+ */
+export function selectTools(
+  patterns: readonly string[] | undefined,
+  catalogue: readonly Pick<CatalogueEntry, 'name' | 'source'>[],
+  workflowSide: readonly string[],
+): ToolSelection {
+  const universe = [...catalogue.map((entry) => entry.name), ...workflowSide];
+  if (patterns === undefined) {
+    const external = catalogue.filter((entry) => entry.source !== 'builtin').map((entry) => entry.name);
+    const defaults = new Set([...CYCLE_TOOLS, ...external]);
+    return { offered: universe.filter((name) => defaults.has(name)), unmatched: [] };
+  }
+  const chosen = new Set<string>();
+  const unmatched: string[] = [];
+  for (const pattern of patterns) {
+    const matches = universe.filter(matcher(pattern));
+    if (matches.length === 0) unmatched.push(pattern);
+    for (const name of matches) chosen.add(name);
+  }
+  return { offered: universe.filter((name) => chosen.has(name)), unmatched };
+}
+
+/** Whether patterns need the worker's catalogue: a glob, or a name that is not one of the built-ins a cycle knows. */
+export function needsCatalogue(patterns: readonly string[] | undefined, known: readonly string[]): boolean {
+  return patterns === undefined || patterns.some((pattern) => /[*?]/.test(pattern) || !known.includes(pattern));
+}

@@ -1,0 +1,77 @@
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { errorMessage } from '../common/error-message';
+import { type CodeTool, type ToolDefinitionInput, defineTool, isCodeTool } from '../activities/tools/define-tool';
+import { type McpConfig, loadMcpConfig } from '../activities/tools/mcp/config';
+import { McpServers } from '../activities/tools/mcp/servers';
+import { ToolRegistry } from '../activities/tools/registry';
+
+/** A tool as a worker is given it: made by `defineTool`, or the object `defineTool` takes. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool has its own argument type
+export type ToolInput = CodeTool | ToolDefinitionInput<any>;
+
+/** Where a worker's tools come from, besides the built-ins. */
+export interface ToolSources {
+  tools?: readonly ToolInput[];
+  /** A module (CommonJS or ESM) whose default export is an array of tools: `--tools`, `SCRATCHPAD_TOOLS`. */
+  toolsModule?: string;
+  /** MCP servers: a config file in the `mcpServers` shape (`--mcp-config`, `SCRATCHPAD_MCP_CONFIG`), or its content. */
+  mcpConfig?: string | McpConfig;
+  /** Where MCP servers' lifecycle is reported (started, exited, restarted). */
+  log?: (message: string) => void;
+}
+
+function checked(tools: readonly unknown[], origin: string): CodeTool[] {
+  return tools.map((tool, index) => {
+    if (isCodeTool(tool)) return tool;
+    try {
+      return defineTool(tool as ToolInput as ToolDefinitionInput<unknown>);
+    } catch (error) {
+      throw new Error(`${origin}, tool ${index + 1}: ${errorMessage(error)}`);
+    }
+  });
+}
+
+// Through a function so TypeScript's CommonJS output keeps a real `import()`, which loads ESM too.
+const importModule = new Function('specifier', 'return import(specifier)') as (specifier: string) => Promise<unknown>;
+
+/** The tools a module exports as its default export (an array); ESM or CommonJS. */
+export async function loadToolModule(file: string): Promise<CodeTool[]> {
+  const resolved = path.resolve(file);
+  let loaded: unknown;
+  try {
+    loaded = await importModule(pathToFileURL(resolved).href);
+  } catch (error) {
+    throw new Error(`cannot load the tools module ${resolved}: ${errorMessage(error)}`);
+  }
+  let exported = (loaded as { default?: unknown }).default ?? loaded;
+  // A CommonJS module that sets `exports.default` arrives wrapped once more.
+  if (!Array.isArray(exported)) exported = (exported as { default?: unknown })?.default ?? exported;
+  if (!Array.isArray(exported)) {
+    throw new Error(`the tools module ${resolved} must export an array of tools as its default export`);
+  }
+  return checked(exported, `the tools module ${resolved}`);
+}
+
+/**
+ * The worker's tool registry: its tools from code and from a module, and its MCP servers. Throws at worker start,
+ * naming both, when two tools share a name or one takes a built-in's.
+ */
+export async function toolRegistryFor(sources: ToolSources): Promise<ToolRegistry> {
+  const tools = checked(sources.tools ?? [], 'tools');
+  if (sources.toolsModule) tools.push(...(await loadToolModule(sources.toolsModule)));
+  return new ToolRegistry(tools, mcpServersFor(sources));
+}
+
+/** The same, for a plugin built synchronously: no module, only tools given as values. */
+export function toolRegistryOf(sources: Omit<ToolSources, 'toolsModule'>): ToolRegistry {
+  return new ToolRegistry(checked(sources.tools ?? [], 'tools'), mcpServersFor(sources));
+}
+
+function mcpServersFor(sources: ToolSources): McpServers | undefined {
+  if (sources.mcpConfig === undefined) return undefined;
+  const config = typeof sources.mcpConfig === 'string' ? loadMcpConfig(sources.mcpConfig) : sources.mcpConfig;
+  for (const warning of config.warnings ?? []) sources.log?.(warning);
+  if (config.servers.length === 0) return undefined;
+  return new McpServers(config, { log: sources.log });
+}

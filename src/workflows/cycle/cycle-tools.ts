@@ -1,0 +1,95 @@
+import { ActivityFailure, patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import type { Activities } from '../../activities';
+import type { ToolCallInput, Observation } from '../../core/tools/observation';
+import { SCRATCHPAD_READ } from '../../core/tools/observation';
+import { ACTIVITY_TOOLS, CYCLE_TOOLS, SPAWN_SUBAGENT } from '../../core/tools/catalogue';
+import type { CatalogueEntry } from '../../core/tools/descriptor';
+import { needsCatalogue, selectTools } from '../../core/tools/select';
+import { failureMessage } from '../../common/failure';
+import { listToolsOptions, toolActivityOptions } from './activity-options';
+
+/** A phase offers its verbs itself; a glob must not make them work tools. */
+const VERBS: readonly string[] = ['update_scratchpad', 'done', SPAWN_SUBAGENT];
+
+/** What the model is told when a call of a tool of the user's failed for good. */
+function toolFailure(entry: CatalogueEntry, error: ActivityFailure): string {
+  const cause = failureMessage(error);
+  if (!entry.policy.retry) {
+    return `${entry.name} did not finish and was not run again: it must not run twice (retry: false), so whether it took effect is unknown. Cause: ${cause}`;
+  }
+  return `${entry.name} failed on every attempt: ${cause}`;
+}
+
+/**
+ * A cycle's tools (design.md, Tools): the worker's catalogue, listed once at the start and recorded in history so
+ * a replay never asks an MCP server; the selection the cycle's names and globs make from it; and each call run in
+ * the `runTool` activity under its tool's policy.
+ */
+export class CycleTools {
+  /** The work tools selected for this cycle; the input's names until the catalogue is listed. */
+  selected: readonly string[];
+  private readonly catalogue = new Map<string, CatalogueEntry>();
+  private readonly proxies = new Map<string, Activities['runTool']>();
+
+  constructor(
+    private readonly patterns: readonly string[] | undefined,
+    /** Names of the workflow-side tools the cycle's features registered. */
+    private readonly handled: readonly string[],
+    private readonly maxAttempts: number,
+    private readonly runTool: Activities['runTool'],
+  ) {
+    this.selected = patterns ?? CYCLE_TOOLS;
+  }
+
+  /**
+   * Whether this cycle lists the worker's tools: not when its tools are all this package's own, nor in a history
+   * from before listing. Asked at the very start of the cycle: a patch marker after a local activity's marker in the
+   * same workflow task does not replay.
+   */
+  lists(): boolean {
+    const known = [...ACTIVITY_TOOLS, SPAWN_SUBAGENT, SCRATCHPAD_READ, ...this.handled];
+    return needsCatalogue(this.patterns, known) && patched('tool-catalogue');
+  }
+
+  /** Lists the catalogue and selects from it; returns the lines for notes: nothing is dropped unseen. */
+  async load(): Promise<string[]> {
+    const { listTools } = proxyLocalActivities<Activities>(listToolsOptions());
+    const listing = await listTools();
+    for (const entry of listing.tools) this.catalogue.set(entry.name, entry);
+    const workflowSide = [SPAWN_SUBAGENT, ...this.handled.filter((name) => !VERBS.includes(name))];
+    const selection = selectTools(this.patterns, listing.tools, workflowSide);
+    this.selected = selection.offered;
+    return [
+      ...(selection.unmatched.length > 0
+        ? [`[TOOLS] not on this worker, so not offered: ${selection.unmatched.join(', ')}`]
+        : []),
+      ...listing.failures.map((failure) => `[TOOLS] ${failure}`),
+    ];
+  }
+
+  /**
+   * Runs one call under its tool's policy. A tool of the user's that fails for good (its MCP server died on every
+   * attempt; a `retry: false` call whose worker died) is the model's to work around, not the end of the cycle.
+   */
+  async run(call: ToolCallInput): Promise<Observation> {
+    const entry = this.catalogue.get(call.name);
+    try {
+      return await this.activityFor(entry)(call);
+    } catch (error) {
+      if (!(error instanceof ActivityFailure) || !entry || entry.source === 'builtin') throw error;
+      return { ok: false, error: toolFailure(entry, error) };
+    }
+  }
+
+  /** The `runTool` activity with a tool's own policy: its timeout, and a single attempt for `retry: false`. */
+  private activityFor(entry: CatalogueEntry | undefined): Activities['runTool'] {
+    if (!entry || (entry.policy.retry && entry.policy.timeoutMs === undefined)) return this.runTool;
+    const key = `${entry.policy.retry}:${entry.policy.timeoutMs ?? ''}`;
+    let proxy = this.proxies.get(key);
+    if (!proxy) {
+      proxy = proxyActivities<Activities>(toolActivityOptions(this.maxAttempts, entry.policy)).runTool;
+      this.proxies.set(key, proxy);
+    }
+    return proxy;
+  }
+}

@@ -1,0 +1,53 @@
+import { selectTools, needsCatalogue } from '../../src/core/tools/select';
+import { CycleInputSchema } from '../../src/core/cycle/input';
+import { defaultScratchpad } from '../../src/core/scratchpad/scratchpad';
+
+const catalogue = [
+  { name: 'echo', source: 'builtin' },
+  { name: 'fs_read', source: 'builtin' },
+  { name: 'fs_write', source: 'builtin' },
+  { name: 'web_fetch', source: 'builtin' },
+  { name: 'lookup_order', source: 'code' },
+  { name: 'github__list_issues', source: 'mcp:github' },
+  { name: 'github__delete_repo', source: 'mcp:github' },
+];
+
+describe('tool selection by names and globs', () => {
+  it('offers the built-ins a cycle knows and every tool from code and MCP by default', () => {
+    expect(selectTools(undefined, catalogue, ['spawn_subagent']).offered).toEqual([
+      'echo',
+      'fs_read',
+      'fs_write',
+      'web_fetch',
+      'lookup_order',
+      'github__list_issues',
+      'github__delete_repo',
+      'spawn_subagent',
+    ]);
+  });
+
+  it('matches * and ? in catalogue order, each name once, and reports patterns that match nothing', () => {
+    const selection = selectTools(['fs_*', 'web_fetch', 'github__list_*', 'f?_read', 'slack__*', 'nope'], catalogue, [
+      'spawn_subagent',
+    ]);
+    expect(selection.offered).toEqual(['fs_read', 'fs_write', 'web_fetch', 'github__list_issues']);
+    expect(selection.unmatched).toEqual(['slack__*', 'nope']);
+  });
+
+  it('treats other characters literally', () => {
+    expect(selectTools(['fs.read'], [{ name: 'fs_read', source: 'builtin' }], []).unmatched).toEqual(['fs.read']);
+  });
+
+  it('needs the catalogue for the default, a glob or a name not built in', () => {
+    const known = ['echo', 'fs_read'];
+    expect(needsCatalogue(undefined, known)).toBe(true);
+    expect(needsCatalogue(['echo'], known)).toBe(false);
+    expect(needsCatalogue(['fs_*'], known)).toBe(true);
+    expect(needsCatalogue(['lookup_order'], known)).toBe(true);
+  });
+
+  it('refuses a pattern with other characters at the edge', () => {
+    const input = { kind: 'task', agentId: 'a', before: defaultScratchpad(), tools: ['fs_*', 'rm -rf'] };
+    expect(CycleInputSchema().safeParse(input).success).toBe(false);
+  });
+});
