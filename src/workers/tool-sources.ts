@@ -35,12 +35,24 @@ function checked(tools: readonly unknown[], origin: string): CodeTool[] {
 // Through a function so TypeScript's CommonJS output keeps a real `import()`, which loads ESM too.
 const importModule = new Function('specifier', 'return import(specifier)') as (specifier: string) => Promise<unknown>;
 
+/** CommonJS (and ESM where `require` takes it) by `require`; ESM it refuses by `import()`. */
+async function load(file: string): Promise<unknown> {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- a user's module, CommonJS or ESM
+    return require(file) as unknown;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ERR_REQUIRE_ESM' && code !== 'ERR_REQUIRE_ASYNC_MODULE') throw error;
+    return importModule(pathToFileURL(file).href);
+  }
+}
+
 /** The tools a module exports as its default export (an array); ESM or CommonJS. */
 export async function loadToolModule(file: string): Promise<CodeTool[]> {
   const resolved = path.resolve(file);
   let loaded: unknown;
   try {
-    loaded = await importModule(pathToFileURL(resolved).href);
+    loaded = await load(resolved);
   } catch (error) {
     throw new Error(`cannot load the tools module ${resolved}: ${errorMessage(error)}`);
   }

@@ -1,0 +1,40 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { loadMcpConfig } from '../../src/activities/tools/mcp/config';
+import { ToolRegistry } from '../../src/activities/tools/registry';
+import { loadToolModule } from '../../src/workers/tool-sources';
+
+const EXAMPLES = path.resolve(__dirname, '../../examples');
+
+describe('the README examples of tools', () => {
+  it('examples/tools.js loads as a tools module and its tools run', async () => {
+    const tools = await loadToolModule(path.join(EXAMPLES, 'tools.js'));
+    expect(tools.map((tool) => [tool.name, tool.policy])).toEqual([
+      ['lookup_order', { retry: true, offload: true, timeoutMs: 10_000 }],
+      ['send_note', { retry: false, offload: true }],
+    ]);
+    const registry = new ToolRegistry(tools);
+    const sandboxRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'scratchpad-example-tools-'));
+    const context = { sandboxRoot, cycleId: 'agent/a/cycle/1', step: 1, agentId: 'a' };
+    expect((await registry.run('lookup_order', { id: 'A17' }, context))?.observation).toEqual({
+      ok: true,
+      result: { status: 'shipped', carrier: 'DHL' },
+    });
+    expect((await registry.run('lookup_order', { id: '17' }, context))?.observation.ok).toBe(false);
+    expect((await registry.run('send_note', { text: 'call back' }, context))?.observation).toEqual({
+      ok: true,
+      result: 'noted',
+    });
+    expect(fs.readFileSync(path.join(sandboxRoot, 'notes.txt'), 'utf8')).toBe('a: call back\n');
+  });
+
+  it('examples/mcp.json is a valid config: two stdio servers, the HTTP one disabled', () => {
+    const config = loadMcpConfig(path.join(EXAMPLES, 'mcp.json'));
+    expect(config.servers.map((server) => [server.name, server.transport])).toEqual([
+      ['everything', 'stdio'],
+      ['memory', 'stdio'],
+    ]);
+    expect(config.warnings).toEqual([]);
+  });
+});
