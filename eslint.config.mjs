@@ -30,6 +30,11 @@ export default tseslint.config(
   },
   ...tseslint.configs.recommended,
   {
+    // Plain CommonJS, as a user writes a tools module or a worker of their own.
+    files: ['**/*.js'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     files: ['**/*.ts'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {

@@ -12,7 +12,12 @@ module.exports = [
   defineTool({
     name: 'lookup_order',
     description: 'Look up an order by its id (A followed by digits). Returns its status.',
-    input: z.object({ id: z.string().regex(/^A\d+$/).describe('order id, e.g. A17') }),
+    input: z.object({
+      id: z
+        .string()
+        .regex(/^A\d+$/)
+        .describe('order id, e.g. A17'),
+    }),
     timeoutMs: 10_000,
     run: async ({ id }) => ORDERS[id] ?? { error: `no order ${id}` },
   }),

@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-require-imports -- plain Node, run outside Jest from the built dist/ */
 // The worker process the fault suite and test/workflows/research-kill.test.ts kill with SIGKILL: the project's own
 // worker from dist/ (npm run build), with its configuration from the environment as `scratchpad worker` reads it. It
 // loads the workflow bundle the test built once (FAULT_WORKFLOW_BUNDLE), so a replacement polls within a second
