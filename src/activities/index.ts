@@ -78,7 +78,8 @@ export function createActivities(dependencies: ActivityDependencies) {
      * an MCP server. A local activity, so the catalogue is that of the worker running the cycle.
      */
     async listTools(): Promise<CatalogueListing> {
-      return heartbeating(() => registry.catalogue());
+      // A local activity cannot heartbeat; its start-to-close timeout bounds a server that does not start.
+      return registry.catalogue();
     },
 
     /** Every tool with its description and schema, for `scratchpad tools`. */

@@ -25,6 +25,8 @@ export interface WorkflowTypes {
 export interface WorkerToolsResult {
   tools: ToolDescriptor[];
   failures: string[];
+  /** What the worker offers agents whose settings name no tools; absent, every tool. */
+  defaults?: string[];
 }
 
 /** What a schedule's action passes on: the agent to wake, its task queue, and the tasks to enqueue. */

@@ -32,6 +32,8 @@ export interface ScratchpadPluginOptions {
   tools?: readonly ToolInput[] | ToolOptions;
   /** MCP servers whose tools the agents get: a config file's path, or its content (`{ mcpServers: {...} }`). */
   mcpConfig?: string | McpConfig;
+  /** Tool names and globs offered to agents whose settings name none; absent, every tool the worker has. */
+  defaultTools?: string[];
   /** Everything else the activities take: observation store, offload threshold, a client for schedules. */
   activities?: Omit<ActivityDependencies, 'resolveModel' | 'tools' | 'toolRegistry'>;
 }
@@ -89,7 +91,12 @@ export class ScratchpadPlugin extends SimplePlugin {
       providers: options.providers,
     });
     const { limits, tools } = toolsOf(options);
-    const toolRegistry = toolRegistryOf({ tools, mcpConfig: options.mcpConfig, log: (line) => console.warn(line) });
+    const toolRegistry = toolRegistryOf({
+      tools,
+      mcpConfig: options.mcpConfig,
+      defaultTools: options.defaultTools,
+      log: (line) => console.warn(line),
+    });
     super({
       name: 'durable-scratchpad',
       activities: createActivities({ ...options.activities, resolveModel, tools: limits, toolRegistry }),

@@ -5,6 +5,7 @@ import { type CodeTool, type ToolDefinitionInput, defineTool, isCodeTool } from 
 import { type McpConfig, loadMcpConfig } from '../activities/tools/mcp/config';
 import { McpServers } from '../activities/tools/mcp/servers';
 import { ToolRegistry } from '../activities/tools/registry';
+import { ToolPatternsSchema } from '../core/tools/select';
 
 /** A tool as a worker is given it: made by `defineTool`, or the object `defineTool` takes. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool has its own argument type
@@ -19,6 +20,8 @@ export interface ToolSources {
   mcpConfig?: string | McpConfig;
   /** Where MCP servers' lifecycle is reported (started, exited, restarted). */
   log?: (message: string) => void;
+  /** Names and globs offered to agents that name none; absent, every tool the worker has. */
+  defaultTools?: readonly string[];
 }
 
 function checked(tools: readonly unknown[], origin: string): CodeTool[] {
@@ -41,10 +44,22 @@ async function load(file: string): Promise<unknown> {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- a user's module, CommonJS or ESM
     return require(file) as unknown;
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = (error as NodeJS.ErrnoException | null)?.code;
     if (code !== 'ERR_REQUIRE_ESM' && code !== 'ERR_REQUIRE_ASYNC_MODULE') throw error;
     return importModule(pathToFileURL(file).href);
   }
+}
+
+/**
+ * Why a module did not load, in one line: Node appends the require stack (this package's own files included) to a
+ * missing module's message, and keeps where a syntax error is only in the stack's first line (`FILE:LINE`).
+ */
+function loadFailure(error: unknown): string {
+  const message = errorMessage(error);
+  const { code, name, stack } = (typeof error === 'object' && error !== null ? error : {}) as NodeJS.ErrnoException;
+  if (code === 'MODULE_NOT_FOUND') return message.split('\n')[0] ?? message;
+  const where = name === 'SyntaxError' ? /^(.+):(\d+)\n/.exec(stack ?? '') : null;
+  return where ? `syntax error in ${where[1]} line ${where[2]}: ${message}` : message;
 }
 
 /** The tools a module exports as its default export (an array); ESM or CommonJS. */
@@ -54,7 +69,7 @@ export async function loadToolModule(file: string): Promise<CodeTool[]> {
   try {
     loaded = await load(resolved);
   } catch (error) {
-    throw new Error(`cannot load the tools module ${resolved}: ${errorMessage(error)}`);
+    throw new Error(`cannot load the tools module ${resolved}: ${loadFailure(error)}`);
   }
   let exported = (loaded as { default?: unknown }).default ?? loaded;
   // A CommonJS module that sets `exports.default` arrives wrapped once more.
@@ -72,12 +87,23 @@ export async function loadToolModule(file: string): Promise<CodeTool[]> {
 export async function toolRegistryFor(sources: ToolSources): Promise<ToolRegistry> {
   const tools = checked(sources.tools ?? [], 'tools');
   if (sources.toolsModule) tools.push(...(await loadToolModule(sources.toolsModule)));
-  return new ToolRegistry(tools, mcpServersFor(sources));
+  return new ToolRegistry(tools, mcpServersFor(sources), checkedPatterns(sources.defaultTools));
 }
 
 /** The same, for a plugin built synchronously: no module, only tools given as values. */
 export function toolRegistryOf(sources: Omit<ToolSources, 'toolsModule'>): ToolRegistry {
-  return new ToolRegistry(checked(sources.tools ?? [], 'tools'), mcpServersFor(sources));
+  return new ToolRegistry(
+    checked(sources.tools ?? [], 'tools'),
+    mcpServersFor(sources),
+    checkedPatterns(sources.defaultTools),
+  );
+}
+
+function checkedPatterns(patterns: readonly string[] | undefined): readonly string[] | undefined {
+  if (patterns === undefined) return undefined;
+  const parsed = ToolPatternsSchema().safeParse(patterns);
+  if (!parsed.success) throw new Error(`defaultTools: expected tool names and globs (A-Za-z0-9_- with * and ?)`);
+  return parsed.data;
 }
 
 function mcpServersFor(sources: ToolSources): McpServers | undefined {

@@ -123,6 +123,23 @@ describe('tools defined in code, through real cycles', () => {
     expect(inline).not.toContain('scratchpad_id');
   });
 
+  it("take the worker's default selection when the cycle names none", async () => {
+    const narrowed = new ToolRegistry([lookupOrder, bigReport], undefined, ['echo', 'lookup_*']);
+    const setup = await scriptedWorker(
+      env,
+      bundle,
+      [{ tool: 'done', args: { summary: 'ok' } }],
+      'code-tools',
+      {},
+      {
+        toolRegistry: narrowed,
+      },
+    );
+    const result = await setup.worker.runUntil(runCycle(setup.taskQueue, {}));
+    expect(result.outcome).toBe('completed');
+    expect(setup.model.requests[0]?.tools).toEqual(['echo', 'lookup_order', 'update_scratchpad', 'done']);
+  });
+
   it('select by names and globs, and note a pattern that matches nothing', async () => {
     const { result, model } = await run([{ tool: 'done', args: { summary: 'nothing to do' } }], {
       tools: ['echo', '*_report', 'github__*'],

@@ -1,4 +1,4 @@
-import { ACTIVITY_TOOLS, SPAWN_SUBAGENT } from '../../core/tools/catalogue';
+import { ACTIVITY_TOOLS, SPAWN_SUBAGENT, isActivityTool } from '../../core/tools/catalogue';
 import type { CatalogueEntry, ToolDescriptor, ToolPolicy } from '../../core/tools/descriptor';
 import { type Observation, SCRATCHPAD_READ } from '../../core/tools/observation';
 import { errorMessage } from '../../common/error-message';
@@ -34,6 +34,8 @@ export interface CatalogueListing {
   tools: CatalogueEntry[];
   /** One line per tool source that could not be listed (an MCP server that did not start). */
   failures: string[];
+  /** The worker's selection for cycles whose input and agent name none (`ScratchpadPlugin({ defaultTools })`). */
+  defaults?: string[];
 }
 
 /** Built-in tools a cycle selects by name; `scratchpad_read` joins on its own once there is something to read. */
@@ -62,6 +64,8 @@ export class ToolRegistry {
   constructor(
     codeTools: readonly CodeTool[] = [],
     private readonly mcp?: McpSource,
+    /** Names and globs offered when neither a cycle nor its agent names any; absent, every tool. */
+    private readonly defaultTools?: readonly string[],
   ) {
     const reserved = reservedNames();
     for (const tool of codeTools) {
@@ -138,7 +142,7 @@ export class ToolRegistry {
   }
 
   /** Every tool with its description and schema, built-ins first: what `scratchpad tools` prints. */
-  async describe(): Promise<{ tools: ToolDescriptor[]; failures: string[] }> {
+  async describe(): Promise<{ tools: ToolDescriptor[]; failures: string[]; defaults?: string[] }> {
     const builtins = ACTIVITY_TOOLS.map((name) => ({
       name,
       source: 'builtin' as const,
@@ -147,13 +151,14 @@ export class ToolRegistry {
       policy: BUILTIN_DEFAULT_POLICY,
     }));
     const { tools, failures } = await this.external();
-    return { tools: [...builtins, ...[...tools.values()].map((tool) => tool.descriptor)], failures };
+    const all = [...builtins, ...[...tools.values()].map((tool) => tool.descriptor)];
+    return { tools: all, failures, ...(this.defaultTools && { defaults: [...this.defaultTools] }) };
   }
 
   /** The catalogue a cycle records: names, sources and policies. */
   async catalogue(): Promise<CatalogueListing> {
-    const { tools, failures } = await this.describe();
-    return { tools: tools.map(({ name, source, policy }) => ({ name, source, policy })), failures };
+    const { tools, ...rest } = await this.describe();
+    return { tools: tools.map(({ name, source, policy }) => ({ name, source, policy })), ...rest };
   }
 
   /** Descriptions and schemas of the tools not built in, for the model activity. */
@@ -176,7 +181,7 @@ export class ToolRegistry {
     args: Record<string, unknown>,
     context: Omit<ToolContext, 'signal' | 'log' | 'heartbeat'> & { signal?: AbortSignal },
   ): Promise<{ observation: Observation; policy: ToolPolicy } | undefined> {
-    if (!this.hasExternal) return undefined;
+    if (!this.hasExternal || isActivityTool(name)) return undefined;
     const { tools } = await this.external();
     const tool = tools.get(name);
     if (!tool) return undefined;

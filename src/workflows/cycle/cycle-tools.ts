@@ -57,7 +57,7 @@ export class CycleTools {
     const listing = await listTools();
     for (const entry of listing.tools) this.catalogue.set(entry.name, entry);
     const workflowSide = [SPAWN_SUBAGENT, ...this.handled.filter((name) => !VERBS.includes(name))];
-    const selection = selectTools(this.patterns, listing.tools, workflowSide);
+    const selection = selectTools(this.patterns ?? listing.defaults, listing.tools, workflowSide);
     this.selected = selection.offered;
     return [
       ...(selection.unmatched.length > 0
