@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import * as path from 'node:path';
 
 /** bin/scratchpad.js, which loads dist/: `npm run build` first. */
@@ -10,32 +10,91 @@ export interface CliRun {
   stderr: string;
 }
 
+/** Where a command runs: its home, its task queue and any more variables. */
+export interface CliPlace {
+  home: string;
+  taskQueue: string;
+  env?: Record<string, string>;
+}
+
+/** The whole environment of a command: the test dev server, `home` as its home, and only the variables given. */
+export function cliEnvironment(place: CliPlace): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: place.home,
+    SCRATCHPAD_HOME: place.home,
+    TEMPORAL_ADDRESS: process.env.TEMPORAL_TEST_ADDRESS ?? '',
+    SCRATCHPAD_TASK_QUEUE: place.taskQueue,
+    ...place.env,
+  };
+}
+
 /**
  * Runs the command as a user's shell would, against the test dev server, with `home` as its home and only the
  * environment given here: nothing of the test process's configuration leaks in.
  */
-export function runCli(
-  args: string[],
-  options: { home: string; taskQueue: string; env?: Record<string, string>; input?: string; timeoutMs?: number },
-): Promise<CliRun> {
+export function runCli(args: string[], options: CliPlace & { input?: string; timeoutMs?: number }): Promise<CliRun> {
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
       [BIN, ...args],
-      {
-        env: {
-          PATH: process.env.PATH ?? '',
-          HOME: options.home,
-          SCRATCHPAD_HOME: options.home,
-          TEMPORAL_ADDRESS: process.env.TEMPORAL_TEST_ADDRESS ?? '',
-          SCRATCHPAD_TASK_QUEUE: options.taskQueue,
-          ...options.env,
-        },
-        timeout: options.timeoutMs ?? 90_000,
-      },
+      { env: cliEnvironment(options), timeout: options.timeoutMs ?? 90_000 },
       (error, stdout, stderr) =>
         resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
     );
     if (options.input !== undefined) child.stdin?.end(options.input);
   });
+}
+
+/**
+ * A command that runs until stopped (`scratchpad worker`), in a process group of its own (`setsid`), so that
+ * {@link BackgroundCli.stop} ends it together with what it started (MCP servers).
+ */
+export class BackgroundCli {
+  stdout = '';
+  stderr = '';
+  private readonly exited: Promise<void>;
+
+  private constructor(private readonly child: ChildProcess) {
+    child.stdout?.on('data', (chunk: Buffer) => (this.stdout += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));
+    this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
+  }
+
+  static start(args: string[], place: CliPlace): BackgroundCli {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: cliEnvironment(place),
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    return new BackgroundCli(child);
+  }
+
+  get alive(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Resolves once stderr matches `pattern`; rejects, with what the command printed, when it exits or times out. */
+  async waitForStderr(pattern: RegExp, timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!pattern.test(this.stderr)) {
+      if (!this.alive || Date.now() > deadline) {
+        throw new Error(
+          `${this.alive ? 'timed out' : 'exited'} waiting for ${pattern} on stderr:\n${this.stderr}${this.stdout}`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  /** SIGKILLs the command's whole process group, and resolves once the command is gone. */
+  async stop(): Promise<void> {
+    if (this.child.pid === undefined) return;
+    try {
+      process.kill(-this.child.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+    await this.exited;
+  }
 }

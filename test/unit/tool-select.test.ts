@@ -1,6 +1,7 @@
 import { selectTools, needsCatalogue } from '../../src/core/tools/select';
 import { CycleInputSchema } from '../../src/core/cycle/input';
 import { defaultScratchpad } from '../../src/core/scratchpad/scratchpad';
+import { agentSelection } from '../../src/cli/commands/tools';
 
 const catalogue = [
   { name: 'echo', source: 'builtin' },
@@ -44,6 +45,15 @@ describe('tool selection by names and globs', () => {
     expect(needsCatalogue(['echo'], known)).toBe(false);
     expect(needsCatalogue(['fs_*'], known)).toBe(true);
     expect(needsCatalogue(['lookup_order'], known)).toBe(true);
+  });
+
+  it('scratchpad tools --agent: settings naming no tools get the worker default selection, as cycles do', () => {
+    const policy = { retry: true, offload: true };
+    const tools = catalogue.map((entry) => ({ ...entry, description: '', inputSchema: {}, policy }));
+    const worker = { tools, failures: [], defaults: ['echo', 'lookup_*'] };
+    expect(agentSelection(worker, null).offered).toEqual(['echo', 'lookup_order']);
+    expect(agentSelection(worker, ['fs_*']).offered).toEqual(['fs_read', 'fs_write']);
+    expect(agentSelection({ tools, failures: [] }, null).offered).toContain('github__delete_repo');
   });
 
   it('refuses a pattern with other characters at the edge', () => {

@@ -87,12 +87,16 @@ export class ToolRegistry {
   private async external(): Promise<{ tools: Map<string, External>; failures: string[] }> {
     const tools = new Map<string, External>();
     for (const tool of this.code.values()) {
-      const descriptor = { ...tool, source: 'code' as const };
+      const { name, description, inputSchema, policy } = tool;
+      const descriptor = { name, source: 'code' as const, description, inputSchema, policy };
       tools.set(tool.name, { descriptor, validate: () => ({ ok: true }), code: tool });
     }
     if (!this.mcp) return { tools, failures: [] };
     const listed = await this.mcp.list();
-    const failures = listed.failures.map(({ server, error }) => `MCP server ${server}: ${error}`);
+    // The MCP session's errors name their server already.
+    const failures = listed.failures.map(({ server, error }) =>
+      error.startsWith(`MCP server ${server}`) ? error : `MCP server ${server}: ${error}`,
+    );
     const reserved = reservedNames();
     for (const tool of listed.tools) {
       const clash = reserved.has(tool.name)

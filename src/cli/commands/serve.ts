@@ -6,6 +6,7 @@ import { CliError, EXIT } from '../errors';
 import * as runtime from '../runtime';
 import { startDirectiveBridge } from '../../clients/directive-bridge';
 import type { Config } from '../../config';
+import { errorMessage } from '../../common/error-message';
 
 function portOf(address: string): number {
   return Number(address.slice(address.lastIndexOf(':') + 1));
@@ -56,16 +57,20 @@ export async function devCommand(options: ServeOptions): Promise<number> {
   const config = withToolOptions(runtime.config(), options);
   const spec = runtime.modelSpec(config, options.model);
   const port = portOf(config.TEMPORAL_ADDRESS);
+  // A bad module or MCP config is refused before a server (perhaps first a Temporal CLI download) is started.
+  const toolRegistry = await runtime.loadTools(config);
   fs.mkdirSync(config.home, { recursive: true });
   const server = await startDevServer({
     port,
     uiPort: port + 1000,
     dbFile: devServerFiles(config.home).dbFile,
     namespace: config.TEMPORAL_NAMESPACE,
+  }).catch((error: unknown) => {
+    // No Temporal CLI to be had, or a server that exits (a port in use): the reason, without a stack.
+    throw new CliError(errorMessage(error));
   });
   try {
     const local = { ...config, TEMPORAL_ADDRESS: server.address, temporal: { address: server.address } };
-    const toolRegistry = await runtime.loadTools(local);
     const worker = await runtime.startWorker({ config: local, modelSpec: spec, toolRegistry });
     process.stderr.write(
       `Web UI: ${server.uiUrl}\nWorker polling "${config.SCRATCHPAD_TASK_QUEUE}" with model ${spec}; Ctrl-C to stop.\n`,

@@ -46,9 +46,12 @@ export function toolsTable(tools: readonly ToolDescriptor[], offered?: ReadonlyS
     .join('\n');
 }
 
-/** What an agent's settings select from the catalogue, and the names in them the worker does not have. */
+/**
+ * What an agent's settings select from the catalogue, and the names in them the worker does not have; settings that
+ * name no tools get the worker's default selection, as its cycles do.
+ */
 export function agentSelection(catalogue: WorkerToolsResult, patterns: readonly string[] | null | undefined) {
-  return selectTools(patterns ?? undefined, catalogue.tools, [SPAWN_SUBAGENT]);
+  return selectTools(patterns ?? catalogue.defaults, catalogue.tools, [SPAWN_SUBAGENT]);
 }
 
 /** Asks a running worker for its tools; a clear error when none runs. */
@@ -79,7 +82,18 @@ export async function toolsCommand(options: ToolsOptions): Promise<number> {
   }
   if (options.json) {
     const offered = selection && { offered: selection.offered, unmatched: selection.unmatched };
-    process.stdout.write(`${JSON.stringify({ ...catalogue, ...offered }, null, 2)}\n`);
+    // Only the descriptor's fields: a tool from code arrives with the rest of its definition (its `kind` marker).
+    const tools = catalogue.tools.map(({ name, source, description, inputSchema, policy }) => ({
+      name,
+      source,
+      description,
+      inputSchema,
+      policy,
+    }));
+    const { failures, defaults } = catalogue;
+    process.stdout.write(
+      `${JSON.stringify({ tools, failures, ...(defaults && { defaults }), ...offered }, null, 2)}\n`,
+    );
     return EXIT.ok;
   }
   const lines = [toolsTable(catalogue.tools, selection && new Set(selection.offered))];
