@@ -14,6 +14,7 @@ import {
   enqueueTasks,
   workerToolCatalogue,
 } from 'durable-scratchpad';
+import { hasPollers } from '../../src/clients/task-queues';
 import { testEnvironment, testServerAddress, uniqueTaskQueue } from '../helpers/temporal';
 
 // The tools are a consumer's: the packed package installed in a folder of its own, a CommonJS worker program there
@@ -90,6 +91,10 @@ async function startWorker(taskQueue: string, runsDir: string): Promise<WorkerPr
   for (const started = Date.now(); !/^ready \d+$/m.test(output); await sleep(100)) {
     if (gone) throw new Error(`the consumer's worker exited before it was ready:\n${output}`);
     if (Date.now() - started > 60_000) throw new Error(`the consumer's worker was not ready in 60 s:\n${output}`);
+  }
+  // `run()` has begun, but its first poll may not have reached the server yet (a busy machine).
+  for (const started = Date.now(); !(await hasPollers(env.client, taskQueue)); await sleep(100)) {
+    if (Date.now() - started > 30_000) throw new Error(`the consumer's worker did not poll in 30 s:\n${output}`);
   }
   return worker;
 }

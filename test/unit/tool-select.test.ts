@@ -27,7 +27,7 @@ describe('tool selection by names and globs', () => {
     ]);
   });
 
-  it('matches * and ? in catalogue order, each name once, and reports patterns that match nothing', () => {
+  it("matches * and ? in the patterns' order, each name once, and reports patterns that match nothing", () => {
     const selection = selectTools(['fs_*', 'web_fetch', 'github__list_*', 'f?_read', 'slack__*', 'nope'], catalogue, [
       'spawn_subagent',
     ]);

@@ -19,7 +19,7 @@ function matcher(pattern: string): (name: string) => boolean {
   return (name) => regex.test(name);
 }
 
-/** What a cycle offers: the selected names in catalogue order, and each pattern that matched no tool. */
+/** What a cycle offers: the selected names, and each pattern that matched no tool. */
 export interface ToolSelection {
   offered: string[];
   unmatched: string[];
@@ -40,6 +40,7 @@ export function selectTools(
     const defaults = new Set([...CYCLE_TOOLS, ...external]);
     return { offered: universe.filter((name) => defaults.has(name)), unmatched: [] };
   }
+  // In the order the patterns give, each pattern's matches in catalogue order: a cycle's list keeps its order.
   const chosen = new Set<string>();
   const unmatched: string[] = [];
   for (const pattern of patterns) {
@@ -47,7 +48,7 @@ export function selectTools(
     if (matches.length === 0) unmatched.push(pattern);
     for (const name of matches) chosen.add(name);
   }
-  return { offered: universe.filter((name) => chosen.has(name)), unmatched };
+  return { offered: [...chosen], unmatched };
 }
 
 /** Whether patterns need the worker's catalogue: a glob, or a name that is not one of the built-ins a cycle knows. */

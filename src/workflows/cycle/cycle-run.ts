@@ -62,7 +62,8 @@ export class CycleRun {
     for (const feature of features) {
       for (const [name, handler] of Object.entries(feature.handlers ?? {})) this.handlers.set(name, handler);
     }
-    this.tools = new CycleTools(input.tools, [...this.handlers.keys()], input.maxAttempts, runTool);
+    const owned = features.flatMap((feature) => feature.owns ?? []);
+    this.tools = new CycleTools(input.tools, [...this.handlers.keys(), ...owned], input.maxAttempts, runTool);
   }
 
   /** A directive signal: the model sees it from its next iteration on. Past the cap one is dropped with a warning. */

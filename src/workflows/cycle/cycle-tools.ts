@@ -33,7 +33,7 @@ export class CycleTools {
 
   constructor(
     private readonly patterns: readonly string[] | undefined,
-    /** Names of the workflow-side tools the cycle's features registered. */
+    /** Names of the workflow-side tools the cycle's features handle or own. */
     private readonly handled: readonly string[],
     private readonly maxAttempts: number,
     private readonly runTool: Activities['runTool'],
@@ -56,7 +56,8 @@ export class CycleTools {
     const { listTools } = proxyLocalActivities<Activities>(listToolsOptions());
     const listing = await listTools();
     for (const entry of listing.tools) this.catalogue.set(entry.name, entry);
-    const workflowSide = [SPAWN_SUBAGENT, ...this.handled.filter((name) => !VERBS.includes(name))];
+    // Named explicitly, these pass through: `scratchpad_read` joins on its own otherwise.
+    const workflowSide = [SPAWN_SUBAGENT, SCRATCHPAD_READ, ...this.handled.filter((name) => !VERBS.includes(name))];
     const selection = selectTools(this.patterns ?? listing.defaults, listing.tools, workflowSide);
     this.selected = selection.offered;
     return [

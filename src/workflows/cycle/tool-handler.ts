@@ -18,6 +18,8 @@ export type ToolHandler = (run: CycleRun, action: Action, step: number) => Promi
 export interface CycleFeature {
   /** Workflow-side tools by name. Offered where the cycle's work tools name them, or always for a phase's verbs. */
   readonly handlers?: Readonly<Record<string, ToolHandler>>;
+  /** Workflow-side tools the feature answers for without a handler (it takes them out of the offer). */
+  readonly owns?: readonly string[];
   /** A reason to refuse a call to the `runTool` activity before it runs, e.g. a cap on written paths. */
   refuse?(action: Action): string | undefined;
   /** Sees what a `runTool` call returned. */

@@ -34,6 +34,7 @@ export function noBoardWrite(input: Exclude<ParsedCycleInput, { kind: 'investiga
   const research = input.kind === 'subagent' ? input.research : undefined;
   return {
     ...(research && { callContext: { boardId: research.supervisorId } }),
+    owns: [BOARD_WRITE],
     offer: (tools) => tools.filter((tool) => tool !== BOARD_WRITE),
   };
 }
