@@ -1,11 +1,9 @@
-import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
+import { DefaultLogger, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import { createActivities } from '../src/activities';
 import { createModelResolver } from '../src/activities/model/registry';
 import { ScriptedProvider } from '../src/activities/model/scripted';
 import { type AgentTarget } from '../src/clients/agents';
 import { DEFAULT_BUDGET_CHARS } from '../src/core/scratchpad/budget';
-import { registerSearchAttributes } from '../src/clients/register-search-attributes';
 import { WORKFLOWS_PATH, workerSinks, workflowBundleOptions } from '../src/workers/create-worker';
 import { benchToolSetup } from './cycle-script';
 import { measureCycles } from './context-cycles';
@@ -17,31 +15,17 @@ import { buildContextReport } from './context-report';
 import { type ConversationRun, runConversation } from './context-run';
 import { type ScriptedTurn, conversationScript, scriptedConversation } from './context-script';
 import { progress } from './measure';
-import { type TemporalTarget, openTemporalTarget } from './temporal-target';
+import type { TemporalContext } from './temporal-runs';
+import {
+  type Cleanup,
+  type TemporalTarget,
+  connectTarget,
+  openTemporalTarget,
+  quietBundlerLogger,
+} from './temporal-target';
 import { agentWorkflowId } from '../src/common/ids';
 
-type Cleanup = () => Promise<void> | void;
-
 const MODEL_SPEC = 'scripted:context-size';
-
-const quietLogger = {
-  log: () => undefined,
-  trace: () => undefined,
-  debug: () => undefined,
-  info: () => undefined,
-  warn: (message: string) => progress(`bundler: ${message}`),
-  error: (message: string) => progress(`bundler: ${message}`),
-};
-
-async function connect(target: TemporalTarget, cleanups: Cleanup[]) {
-  const connection = await NativeConnection.connect({ address: target.address });
-  cleanups.push(() => connection.close());
-  const clientConnection = await Connection.connect({ address: target.address });
-  cleanups.push(() => clientConnection.close());
-  // A dev server we started registers them at start; an existing one may not have them yet.
-  if (!target.started) await registerSearchAttributes(clientConnection, target.namespace);
-  return { connection, client: new Client({ connection: clientConnection, namespace: target.namespace }) };
-}
 
 /** The real activities, with the scripted model and the project's default observation store (a SQLite file). */
 function workerActivities(model: ScriptedProvider, cleanups: Cleanup[]) {
@@ -53,14 +37,14 @@ function workerActivities(model: ScriptedProvider, cleanups: Cleanup[]) {
 
 /** Runs the conversation on its own worker; the agent is terminated before the worker stops. */
 async function converse(
-  context: Awaited<ReturnType<typeof connect>>,
+  context: TemporalContext,
   target: TemporalTarget,
   options: ContextOptions,
   turns: readonly ScriptedTurn[],
   activities: ReturnType<typeof createActivities>,
 ): Promise<ConversationRun> {
   progress(`bundling ${WORKFLOWS_PATH}`);
-  const workflowBundle = await bundleWorkflowCode({ ...workflowBundleOptions(), logger: quietLogger });
+  const workflowBundle = await bundleWorkflowCode({ ...workflowBundleOptions(), logger: quietBundlerLogger });
   const taskQueue = `bench-context-size-${process.pid}-${Date.now()}`;
   const worker = await Worker.create({
     connection: context.connection,
@@ -96,7 +80,7 @@ async function run(options: ContextOptions, cleanups: Cleanup[]): Promise<boolea
   // openTemporalTarget takes cycle-overhead's options but reads only the address and namespace.
   const target = await openTemporalTarget({ ...options, iterations: 1, runs: 1 });
   cleanups.push(() => target.stop());
-  const context = await connect(target, cleanups);
+  const context = await connectTarget(target, cleanups);
 
   const conversation = await converse(context, target, options, turns, activities);
   const cycles = await measureCycles(context.client, conversation.results, turns);

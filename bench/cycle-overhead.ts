@@ -1,42 +1,18 @@
-import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, bundleWorkflowCode } from '@temporalio/worker';
-import { registerSearchAttributes } from '../src/clients/register-search-attributes';
+import { DefaultLogger, Runtime, bundleWorkflowCode } from '@temporalio/worker';
 import { workflowBundleOptions } from '../src/workers/create-worker';
 import { type BenchOptions, parseBenchOptions } from './bench-options';
 import { benchToolSetup } from './cycle-script';
 import { timeInProcessCycle } from './in-process-cycle';
 import { measureRuns, progress } from './measure';
 import { buildReport, formatReport, summarize } from './report';
-import { type TemporalContext, measureTemporalModes } from './temporal-runs';
-import { type TemporalTarget, openTemporalTarget } from './temporal-target';
+import { measureTemporalModes } from './temporal-runs';
+import { type Cleanup, connectTarget, openTemporalTarget, quietBundlerLogger } from './temporal-target';
 
 const FLOOR = require.resolve('./floor-workflow');
 
-type Cleanup = () => Promise<void> | void;
-
-const quietLogger = {
-  log: () => undefined,
-  trace: () => undefined,
-  debug: () => undefined,
-  info: () => undefined,
-  warn: (message: string) => progress(`bundler: ${message}`),
-  error: (message: string) => progress(`bundler: ${message}`),
-};
-
 async function bundle(options: { workflowsPath: string; preloadModules: string[] }) {
   progress(`bundling ${options.workflowsPath}`);
-  return bundleWorkflowCode({ ...options, logger: quietLogger });
-}
-
-async function connect(target: TemporalTarget, cleanups: Cleanup[]): Promise<TemporalContext> {
-  const { address, namespace } = target;
-  const connection = await NativeConnection.connect({ address });
-  cleanups.push(() => connection.close());
-  const clientConnection = await Connection.connect({ address });
-  cleanups.push(() => clientConnection.close());
-  // A dev server we started registers them at start; an existing one may not have them yet.
-  if (!target.started) await registerSearchAttributes(clientConnection, namespace);
-  return { client: new Client({ connection: clientConnection, namespace }), connection, namespace };
+  return bundleWorkflowCode({ ...options, logger: quietBundlerLogger });
 }
 
 async function run(options: BenchOptions, cleanups: Cleanup[]): Promise<void> {
@@ -55,7 +31,7 @@ async function run(options: BenchOptions, cleanups: Cleanup[]): Promise<void> {
   };
   const target = await openTemporalTarget(options);
   cleanups.push(() => target.stop());
-  const context = await connect(target, cleanups);
+  const context = await connectTarget(target, cleanups);
 
   const { agentCycle, floor } = await measureTemporalModes(context, bundles, setup, { iterations, runs });
 

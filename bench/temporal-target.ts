@@ -1,10 +1,14 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import { registerSearchAttributes } from '../src/clients/register-search-attributes';
 import { startDevServer } from '../src/dev-server/dev-server';
 import { ensureTemporalCli } from '../src/dev-server/provision';
 import type { BenchOptions } from './bench-options';
 import { progress } from './measure';
+import type { TemporalContext } from './temporal-runs';
 
 /** The Temporal server the benchmark talks to. */
 export interface TemporalTarget {
@@ -45,4 +49,29 @@ export async function openTemporalTarget(options: BenchOptions): Promise<Tempora
       fs.rmSync(directory, { recursive: true, force: true });
     },
   };
+}
+
+/** Something a benchmark closes when it ends, in reverse order. */
+export type Cleanup = () => Promise<void> | void;
+
+/** The bundler's logger: warnings and errors as progress lines, the rest dropped. */
+export const quietBundlerLogger = {
+  log: () => undefined,
+  trace: () => undefined,
+  debug: () => undefined,
+  info: () => undefined,
+  warn: (message: string) => progress(`bundler: ${message}`),
+  error: (message: string) => progress(`bundler: ${message}`),
+};
+
+/** A worker connection and a client to the target, closed by `cleanups`. */
+export async function connectTarget(target: TemporalTarget, cleanups: Cleanup[]): Promise<TemporalContext> {
+  const { address, namespace } = target;
+  const connection = await NativeConnection.connect({ address });
+  cleanups.push(() => connection.close());
+  const clientConnection = await Connection.connect({ address });
+  cleanups.push(() => clientConnection.close());
+  // A dev server we started registers them at start; an existing one may not have them yet.
+  if (!target.started) await registerSearchAttributes(clientConnection, namespace);
+  return { client: new Client({ connection: clientConnection, namespace }), connection, namespace };
 }

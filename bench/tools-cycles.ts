@@ -1,17 +1,16 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { tsToMs } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
-import { NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createActivities } from '../src/activities';
 import { createModelResolver } from '../src/activities/model/registry';
 import { ScriptedProvider, type ScriptEntry } from '../src/activities/model/scripted';
 import type { ToolRegistry } from '../src/activities/tools/registry';
-import { registerSearchAttributes } from '../src/clients/register-search-attributes';
 import type { AgentCycleWorkflow } from '../src/common/workflow-types';
 import { workerSinks } from '../src/workers/create-worker';
 import { type ToolSetup, benchScratchpad } from './cycle-script';
 import { type Mode, type Sample, measureInterleaved, timed } from './measure';
-import type { TemporalTarget } from './temporal-target';
+import { type Cleanup, type TemporalTarget, connectTarget } from './temporal-target';
 import type { ToolKind } from './tools-setup';
 
 const { EventType } = temporal.api.enums.v1;
@@ -23,8 +22,6 @@ export interface CycleSample extends Sample {
   /** `runTool` activities: scheduled → picked up, summed. */
   toolWaitMs: number;
 }
-
-type Cleanup = () => Promise<void> | void;
 
 /** Every cycle offers the same tools, so each lists the worker's catalogue and sends the model the same request. */
 function offered(kinds: readonly ToolKind[]): string[] {
@@ -82,14 +79,7 @@ export async function openCycleWorker(
   toolRegistry: ToolRegistry,
   cleanups: Cleanup[],
 ) {
-  const { address, namespace } = target;
-  const connection = await NativeConnection.connect({ address });
-  cleanups.push(() => connection.close());
-  const clientConnection = await Connection.connect({ address });
-  cleanups.push(() => clientConnection.close());
-  // A dev server we started registers them at start; an existing one may not have them yet.
-  if (!target.started) await registerSearchAttributes(clientConnection, namespace);
-  const client = new Client({ connection: clientConnection, namespace });
+  const { client, connection, namespace } = await connectTarget(target, cleanups);
   const resolveModel = createModelResolver({});
   const taskQueue = `bench-tools-${process.pid}-${Date.now()}`;
   const worker = await Worker.create({

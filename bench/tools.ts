@@ -11,24 +11,13 @@ import { createModelResolver } from '../src/activities/model/registry';
 import { workflowBundleOptions } from '../src/workers/create-worker';
 import { benchToolSetup } from './cycle-script';
 import { measureInterleaved, median, progress } from './measure';
-import { openTemporalTarget } from './temporal-target';
+import { type Cleanup, openTemporalTarget, quietBundlerLogger } from './temporal-target';
 import { type ActivityTarget, activityModes, timeFirstCall } from './tools-activity';
 import { measureCycles, openCycleWorker } from './tools-cycles';
 import { type ToolsBenchOptions, parseToolsOptions } from './tools-options';
 import { type CyclePerCall, type ToolsReport, formatToolsReport, perCall } from './tools-report';
 import { openRawEchoes } from './tools-raw';
 import { type BenchTools, TOOL_KINDS, startBenchTools } from './tools-setup';
-
-type Cleanup = () => Promise<void> | void;
-
-const quietLogger = {
-  log: () => undefined,
-  trace: () => undefined,
-  debug: () => undefined,
-  info: () => undefined,
-  warn: (message: string) => progress(`bundler: ${message}`),
-  error: (message: string) => progress(`bundler: ${message}`),
-};
 
 /** Labels with the tool's name, as the tables show them. */
 const LABELS = TOOL_KINDS.map((kind) => (kind.key === 'echo' ? kind.label : `${kind.label}: ${kind.tool}`));
@@ -94,7 +83,7 @@ async function measureOnTemporal(
   const setup = benchToolSetup();
   cleanups.push(() => setup.close());
   progress('bundling the workflows');
-  const bundle = await bundleWorkflowCode({ ...workflowBundleOptions(), logger: quietLogger });
+  const bundle = await bundleWorkflowCode({ ...workflowBundleOptions(), logger: quietBundlerLogger });
   const { namespace, address } = options;
   const target = await openTemporalTarget({ iterations: calls + 1, runs, namespace, address });
   cleanups.push(() => target.stop());

@@ -1,4 +1,5 @@
 import { CliError, EXIT } from './errors';
+import { MAX_TOOL_PATTERNS, isToolPattern } from '../core/tools/pattern';
 
 // Parsers and choices of option values. Command groups load this module at start-up, so it imports nothing heavy.
 
@@ -79,8 +80,7 @@ export function parseToolPatterns(value: string): string[] {
     .split(',')
     .map((pattern) => pattern.trim())
     .filter((pattern) => pattern !== '');
-  const bad = patterns.filter((pattern) => !/^[A-Za-z0-9_*?-]{1,100}$/.test(pattern));
-  if (patterns.length === 0 || bad.length > 0 || patterns.length > 100) {
+  if (patterns.length === 0 || patterns.length > MAX_TOOL_PATTERNS || !patterns.every(isToolPattern)) {
     throw new CliError(
       `invalid --tools "${value}": expected up to 100 comma-separated tool names or globs (A-Za-z0-9_- with * and ?), e.g. 'fs_*,web_fetch,github__*'`,
       EXIT.usage,

@@ -35,9 +35,18 @@ export function toolNames(): string[] {
   return Object.keys(ALL_TOOL_ARGS);
 }
 
-/** JSON Schema for a tool's arguments, for providers with native tool use. */
+const inputSchemas = new Map<ToolName, Record<string, unknown>>();
+
+/**
+ * JSON Schema for a tool's arguments, for providers with native tool use. Built once per tool: every model call and
+ * every cycle's catalogue asks for it. Callers only read it.
+ */
 export function toolInputSchema(name: ToolName): Record<string, unknown> {
-  const schema = z.toJSONSchema(ALL_TOOL_ARGS[name]()) as Record<string, unknown>;
-  delete schema.$schema;
+  let schema = inputSchemas.get(name);
+  if (!schema) {
+    schema = z.toJSONSchema(ALL_TOOL_ARGS[name]()) as Record<string, unknown>;
+    delete schema.$schema;
+    inputSchemas.set(name, schema);
+  }
   return schema;
 }

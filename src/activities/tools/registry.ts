@@ -46,6 +46,11 @@ function reservedNames(): Set<string> {
   return new Set([...Object.keys(TOOL_DESCRIPTIONS_BY_NAME), SPAWN_SUBAGENT, SCRATCHPAD_READ]);
 }
 
+/** The fields of a tool the model is told. */
+function pick({ name, description, inputSchema }: Pick<ToolDescriptor, 'name' | 'description' | 'inputSchema'>) {
+  return { name, description, inputSchema };
+}
+
 interface External {
   descriptor: ToolDescriptor;
   validate: ArgsValidator;
@@ -58,7 +63,8 @@ interface External {
  * and every call of a tool that is not built in runs through {@link ToolRegistry.run}.
  */
 export class ToolRegistry {
-  private readonly code = new Map<string, CodeTool>();
+  /** The code tools as registry entries, built once: they never change. */
+  private readonly codeEntries = new Map<string, External>();
 
   /** Throws, naming both, when a tool from code takes a built-in's name or another tool's. */
   constructor(
@@ -72,25 +78,21 @@ export class ToolRegistry {
       if (reserved.has(tool.name)) {
         throw new Error(`tool ${tool.name} from code clashes with the built-in tool ${tool.name}; rename yours`);
       }
-      if (this.code.has(tool.name)) {
+      if (this.codeEntries.has(tool.name)) {
         throw new Error(`two tools from code are named ${tool.name}; each tool needs a name of its own`);
       }
-      this.code.set(tool.name, tool);
+      const descriptor = { ...pick(tool), source: 'code' as const, policy: tool.policy };
+      this.codeEntries.set(tool.name, { descriptor, validate: () => ({ ok: true }), code: tool });
     }
   }
 
   /** Whether the worker has tools beyond the built-ins, or MCP servers that may list some. */
   get hasExternal(): boolean {
-    return this.code.size > 0 || this.mcp !== undefined;
+    return this.codeEntries.size > 0 || this.mcp !== undefined;
   }
 
   private async external(): Promise<{ tools: Map<string, External>; failures: string[] }> {
-    const tools = new Map<string, External>();
-    for (const tool of this.code.values()) {
-      const { name, description, inputSchema, policy } = tool;
-      const descriptor = { name, source: 'code' as const, description, inputSchema, policy };
-      tools.set(tool.name, { descriptor, validate: () => ({ ok: true }), code: tool });
-    }
+    const tools = new Map(this.codeEntries);
     if (!this.mcp) return { tools, failures: [] };
     const listed = await this.mcp.list();
     // The MCP session's errors name their server already.
@@ -108,22 +110,25 @@ export class ToolRegistry {
         failures.push(`MCP server ${tool.server}: its tool ${tool.name} clashes with ${clash}; left out`);
         continue;
       }
-      tools.set(tool.name, {
-        descriptor: {
-          name: tool.name,
-          source: `mcp:${tool.server}`,
-          description: tool.description,
-          inputSchema: tool.inputSchema,
-          policy: {
-            retry: tool.policy.retry ?? true,
-            offload: true,
-            ...(tool.policy.timeoutMs && { timeoutMs: tool.policy.timeoutMs }),
-          },
-        },
-        validate: this.validatorFor(tool),
-      });
+      tools.set(tool.name, this.mcpEntry(tool));
     }
     return { tools, failures };
+  }
+
+  // Per listed tool object: a session serves the same objects until it lists again, and every model call and tool
+  // call of a cycle asks.
+  private readonly mcpEntries = new WeakMap<McpTool, External>();
+
+  private mcpEntry(tool: McpTool): External {
+    let entry = this.mcpEntries.get(tool);
+    if (!entry) {
+      const { retry, timeoutMs } = tool.policy;
+      const policy: ToolPolicy = { retry: retry ?? true, offload: true, ...(timeoutMs && { timeoutMs }) };
+      const descriptor = { ...pick(tool), source: `mcp:${tool.server}` as const, policy };
+      entry = { descriptor, validate: this.validatorFor(tool) };
+      this.mcpEntries.set(tool, entry);
+    }
+    return entry;
   }
 
   private readonly validators = new Map<string, { schema: string; validate: ArgsValidator }>();

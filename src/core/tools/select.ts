@@ -2,14 +2,11 @@ import { z } from 'zod';
 import { shareable } from '../shareable';
 import { CYCLE_TOOLS } from './catalogue';
 import type { CatalogueEntry } from './descriptor';
-
-// Not exported: a worker deep-freezes what its shared workflow modules export, and zod resets a regex's lastIndex.
-/** A tool pattern: a name, or a glob with `*` (any run of characters) and `?` (one character). */
-const TOOL_PATTERN = /^[A-Za-z0-9_*?-]{1,100}$/;
+import { MAX_TOOL_PATTERNS, isToolPattern } from './pattern';
 
 /** Tool names and globs, as settings, a cycle's input and the command line give them. */
 export const ToolPatternsSchema = shareable(
-  z.array(z.string().regex(TOOL_PATTERN, 'a tool name or glob: A-Za-z0-9_- with * and ?')).max(100),
+  z.array(z.string().refine(isToolPattern, 'a tool name or glob: A-Za-z0-9_- with * and ?')).max(MAX_TOOL_PATTERNS),
 );
 
 function matcher(pattern: string): (name: string) => boolean {
