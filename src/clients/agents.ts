@@ -18,7 +18,8 @@ import type {
   SendResult,
   WakeArgs,
 } from '../core/agent/agent';
-import type { CycleResult } from '../core/cycle/input';
+import { type CycleResult, DirectiveTextSchema } from '../core/cycle/input';
+import { describeIssues } from '../common/workflow-input';
 import type { Scratchpad } from '../core/scratchpad/scratchpad';
 import { agentWorkflowId, parseCycleWorkflowId } from '../common/ids';
 import {
@@ -114,8 +115,13 @@ export class Agents {
     return this.update({ ...target, settings }, configureUpdate, [settings]);
   }
 
-  /** Steers the agent: the running cycle reads `text` at its next iteration, or the next cycle does. */
+  /**
+   * Steers the agent: the running cycle reads `text` at its next iteration, or the next cycle does. Text the agent
+   * would drop (blank, or over 2,000 characters) is refused here, since a signal has no answer.
+   */
   async directive(target: AgentTarget, text: string): Promise<void> {
+    const parsed = DirectiveTextSchema().safeParse(text);
+    if (!parsed.success) throw new RangeError(`directive refused: ${describeIssues(parsed.error)}`);
     await this.signal(target, directiveSignal, [text]);
   }
 

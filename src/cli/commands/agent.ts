@@ -3,6 +3,8 @@ import YAML from 'yaml';
 import { type AgentTarget, Agents } from '../../client';
 import type { Config } from '../../config';
 import type { AgentSettings } from '../../core/agent/agent';
+import { DirectiveTextSchema } from '../../core/cycle/input';
+import { describeIssues } from '../../common/workflow-input';
 import { type Scratchpad, normalizeScratchpad } from '../../core/scratchpad/scratchpad';
 import { CliError, EXIT, outcomeExitCode } from '../errors';
 import * as runtime from '../runtime';
@@ -70,7 +72,8 @@ export async function sendCommand(agentId: string, message: string, options: { j
 
 /** `scratchpad directive AGENT TEXT`: a signal; reaches the running cycle's next iteration or waits for the next cycle. */
 export async function directiveCommand(agentId: string, text: string) {
-  if (text.trim() === '') throw new CliError('a directive needs some text', EXIT.usage);
+  const refused = DirectiveTextSchema().safeParse(text);
+  if (!refused.success) throw new CliError(`directive refused: ${describeIssues(refused.error)}`, EXIT.usage);
   const { config, target } = await agentContext(agentId);
   await new Agents(await runtime.client(config)).directive(target, text);
   process.stdout.write(`Directive sent to ${agentWorkflowId(agentId)}.\n`);
@@ -121,6 +124,7 @@ export async function statusCommand(agentId: string, options: { json?: boolean; 
       `tokens: ${status.usage.inputTokens} input, ${status.usage.outputTokens} output, ` +
         `${status.usage.cacheReadTokens} cache read, ${status.usage.cacheWriteTokens} cache write; cost ${cost}`,
       `settings: ${JSON.stringify(status.settings)}`,
+      ...(status.notices?.length ? ['notices:', ...status.notices.map((line) => `  ${line}`)] : []),
     ].join('\n') + '\n',
   );
   return EXIT.ok;

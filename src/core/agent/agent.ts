@@ -8,11 +8,24 @@ import {
   type Trigger,
   TriggerSchema,
 } from '../cycle/input';
-import { UsageSchema } from '../cycle/model';
+import { type Usage, UsageSchema, ZERO_USAGE, addUsage } from '../cycle/model';
+import { newestWithin } from '../payload';
 import { ScratchpadSchema, UPDATE_KEYS } from '../scratchpad/scratchpad';
-import { codePointLength } from '../text';
+import { codePointLength, headCodePoints } from '../text';
 import { shareable } from '../shareable';
 import { ToolPatternsSchema } from '../tools/select';
+
+/** Cycles the agent remembers, oldest dropped first. */
+export const KEPT_CYCLES = 50;
+/** Most the remembered cycles may weigh as JSON; they ride every continue-as-new and answer the `cycles` query. */
+export const CYCLES_BUDGET_BYTES = 256 * 1024;
+/** Notices the agent keeps, newest last. */
+export const KEPT_NOTICES = 20;
+/** Models whose usage is counted apart; more are summed under {@link OTHER_MODELS}. */
+export const MAX_MODELS_COUNTED = 20;
+export const OTHER_MODELS = 'other models';
+const RECORDED_DIRECTIVE_CHARS = 200;
+const RECORDED_ERROR_CHARS = 2000;
 
 /** Longest chat message, in characters; directives share it (the cycle's input defines it). */
 export { MAX_MESSAGE_CHARS };
@@ -20,8 +33,8 @@ export { MAX_MESSAGE_CHARS };
 /** How an agent runs its cycles; set at first start, changed with the `configure` update. */
 export const AgentSettingsSchema = shareable(
   z.object({
-    model: z.string().optional(),
-    reflectModel: z.string().optional(),
+    model: z.string().max(1000).optional(),
+    reflectModel: z.string().max(1000).optional(),
     twoPhase: z.boolean().default(true),
     maxIterations: z.number().int().min(1).max(200).default(DEFAULT_MAX_ITERATIONS),
     budgetChars: z.number().int().min(1000).max(200_000).default(DEFAULT_BUDGET_CHARS),
@@ -66,6 +79,7 @@ export const AgentInputSchema = shareable(
         usageByModel: z.record(z.string(), UsageSchema()),
         runs: z.number().int().nonnegative(),
         pendingWake: z.boolean().default(false),
+        notices: z.array(z.string()).max(KEPT_NOTICES).optional(),
       })
       .optional(),
   }),
@@ -138,17 +152,23 @@ export interface AgentStatus {
   costUsd: number | null;
   settings: AgentSettings;
   runs: number;
+  /** What the agent refused or dropped lately (a signal has no caller to tell), newest last. */
+  notices: string[];
 }
-
-/** Cycles the agent remembers, oldest dropped first. */
-export const KEPT_CYCLES = 50;
 
 /** The last `count` items of `items`. */
 export function keepLast<T>(items: readonly T[], count: number): T[] {
   return items.slice(Math.max(0, items.length - count));
 }
 
-/** How the agent remembers a finished cycle, with the directives it showed the model. */
+function clip(text: string, points: number): string {
+  return codePointLength(text) > points ? `${headCodePoints(text, points - 1)}…` : text;
+}
+
+/**
+ * How the agent remembers a finished cycle, with the directives it showed the model: their openings (the directive
+ * log and the cycle's history hold them whole), so fifty records stay small.
+ */
 export function cycleRecordOf(result: CycleResult, trigger: Trigger, directives: string[]): CycleRecord {
   return {
     cycleId: result.cycleId,
@@ -156,7 +176,29 @@ export function cycleRecordOf(result: CycleResult, trigger: Trigger, directives:
     outcome: result.outcome,
     iterations: result.iterations,
     usage: result.usage,
-    directives,
-    ...(result.error ? { error: result.error } : {}),
+    directives: directives.map((text) => clip(text, RECORDED_DIRECTIVE_CHARS)),
+    ...(result.error ? { error: clip(result.error, RECORDED_ERROR_CHARS) } : {}),
   };
+}
+
+/** `cycles` with `record` added, within {@link KEPT_CYCLES} and {@link CYCLES_BUDGET_BYTES}, oldest dropped first. */
+export function rememberCycle(cycles: readonly CycleRecord[], record: CycleRecord): CycleRecord[] {
+  return newestWithin(keepLast([...cycles, record], KEPT_CYCLES), CYCLES_BUDGET_BYTES);
+}
+
+/** `notices` with `text` added, newest last, within {@link KEPT_NOTICES}. */
+export function withNotice(notices: readonly string[], text: string, at: Date): string[] {
+  return keepLast([...notices, `${at.toISOString()} ${clip(text, 300)}`], KEPT_NOTICES);
+}
+
+/**
+ * Usage by model with at most {@link MAX_MODELS_COUNTED} keys: a client may name a model per cycle, and this map
+ * rides every continue-as-new.
+ */
+export function boundedUsageByModel(byModel: Readonly<Record<string, Usage>>): Record<string, Usage> {
+  const entries = Object.entries(byModel);
+  if (entries.length <= MAX_MODELS_COUNTED) return { ...byModel };
+  const kept = Object.fromEntries(entries.slice(0, MAX_MODELS_COUNTED - 1));
+  const rest = entries.slice(MAX_MODELS_COUNTED - 1).reduce((sum, [, usage]) => addUsage(sum, usage), ZERO_USAGE);
+  return { ...kept, [OTHER_MODELS]: rest };
 }

@@ -1,3 +1,6 @@
+import { DIRECTIVES_BUDGET_BYTES } from '../cycle/input';
+import { directiveRefusal } from '../cycle/directive-caps';
+import { newestWithin } from '../payload';
 import { type DirectiveRecord, keepLast } from './agent';
 
 /** Directives the agent remembers having shown, oldest dropped first. */
@@ -11,10 +14,15 @@ export interface DirectiveBook {
   log: DirectiveRecord[];
 }
 
+/** Why `text` may not join the directives not yet shown (`pending`: held, and given to the running cycle), or null. */
+export function holdRefusal(pending: readonly string[], text: string): string | null {
+  return directiveRefusal(pending, text, KEPT_DIRECTIVES);
+}
+
 /**
  * After a cycle: directives the cycle showed the model go to the log under its id; any it was given (held ones
  * handed over at its start, or signals forwarded while it ran) but never showed are held again, ahead of newer
- * ones, so a cycle that failed before its first iteration loses none.
+ * ones, so a cycle that failed before its first iteration loses none. The log keeps its newest within the budget.
  */
 export function reconcileDirectives(
   book: DirectiveBook,
@@ -22,5 +30,8 @@ export function reconcileDirectives(
 ): DirectiveBook {
   const unseen = cycle.given.filter((text) => !cycle.shown.includes(text));
   const log = [...book.log, ...cycle.shown.map((text) => ({ text, cycleId: cycle.cycleId }))];
-  return { held: [...unseen, ...book.held], log: keepLast(log, KEPT_DIRECTIVES) };
+  return {
+    held: [...unseen, ...book.held],
+    log: newestWithin(keepLast(log, KEPT_DIRECTIVES), DIRECTIVES_BUDGET_BYTES),
+  };
 }

@@ -7,16 +7,23 @@ import { shareable } from '../shareable';
 
 export const DEFAULT_MAX_ITERATIONS = 10;
 
-/** Longest chat message or directive, in characters: a user's message, not a document. */
+/** Longest chat message, in characters: a user's message, not a document. */
 export const MAX_MESSAGE_CHARS = 20_000;
+/** Longest directive, in characters: it steers, and it rides every later prompt of its cycle. */
+export const MAX_DIRECTIVE_CHARS = 2_000;
 /** Most directives one cycle holds: each stays in every later prompt of the cycle. */
 export const MAX_CYCLE_DIRECTIVES = 100;
+/**
+ * Most the directives one cycle or one agent holds may weigh, as JSON: they travel in the cycle's input and result and
+ * the agent's continue-as-new, beside a scratchpad of up to 256 KB, all under the payload budget.
+ */
+export const DIRECTIVES_BUDGET_BYTES = 128 * 1024;
 
-/** The `directive` signal's text, kept as sent: non-blank, and no longer than a chat message. */
+/** The `directive` signal's text, kept as sent: non-blank, and no longer than {@link MAX_DIRECTIVE_CHARS}. */
 export const DirectiveTextSchema = shareable(
   z
     .string()
-    .max(MAX_MESSAGE_CHARS)
+    .max(MAX_DIRECTIVE_CHARS, { message: `a directive is at most ${MAX_DIRECTIVE_CHARS} characters` })
     .refine((text) => text.trim() !== '', { message: 'a directive needs some text' }),
 );
 

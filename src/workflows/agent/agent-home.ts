@@ -12,13 +12,15 @@ import {
   RunCycleArgsSchema,
   SendArgsSchema,
   type SendResult,
+  boundedUsageByModel,
   cycleRecordOf,
-  keepLast,
-  KEPT_CYCLES,
+  rememberCycle,
+  withNotice,
 } from '../../core/agent/agent';
+import { fitHandover } from '../../core/agent/handover';
 import { totalCost } from '../../core/cycle/cost';
 import { MAX_CYCLE_DIRECTIVES } from '../../core/cycle/input';
-import { reconcileDirectives } from '../../core/agent/directives';
+import { holdRefusal, reconcileDirectives } from '../../core/agent/directives';
 import { type Usage, mergeUsageByModel, totalUsage } from '../../core/cycle/model';
 import {
   type Scratchpad,
@@ -35,7 +37,7 @@ import { agentIdKey, cycleCountKey, lastOutcomeKey } from '../../common/search-a
 import { ChildCycle, cycleInputFor, summaryOf } from './child-cycle';
 import { DeferredChanges } from './deferred-changes';
 import { type Finished, type WorkItem, WorkQueue } from './work-queue';
-import { directiveOf, mayHold, wakeOf } from './signals';
+import { directiveOf, wakeOf } from './signals';
 
 /**
  * The state of one agent's durable home and what its messages do to it: the work queue, the scratchpad,
@@ -50,6 +52,7 @@ export class AgentHome {
   heldDirectives: string[];
   directiveLog: DirectiveRecord[];
   usageByModel: Record<string, Usage>;
+  notices: string[];
   readonly runs: number;
   private readonly queue = new WorkQueue();
   private readonly changes = new DeferredChanges(
@@ -69,6 +72,7 @@ export class AgentHome {
     this.heldDirectives = handover?.heldDirectives ?? [];
     this.directiveLog = handover?.directiveLog ?? [];
     this.usageByModel = handover?.usageByModel ?? {};
+    this.notices = handover?.notices ?? [];
     this.runs = (handover?.runs ?? 0) + 1;
   }
 
@@ -91,6 +95,7 @@ export class AgentHome {
       costUsd: totalCost(this.usageByModel),
       settings,
       runs,
+      notices: [...this.notices],
     };
   }
 
@@ -165,9 +170,21 @@ export class AgentHome {
   }
 
   directive(raw: unknown): void {
-    const text = directiveOf(raw);
-    if (text !== undefined && this.running) this.running.forward(text);
-    else if (text !== undefined && mayHold(this.heldDirectives)) this.heldDirectives.push(text);
+    const text = directiveOf(raw, (reason) => this.notice(`dropped a directive signal: ${reason}`));
+    if (text === undefined) return;
+    const { running } = this;
+    const given = running ? [...(running.input.directives ?? []), ...running.forwarded] : [];
+    const refusal = holdRefusal([...this.heldDirectives, ...given], text);
+    if (refusal) {
+      log.warn(`dropped a directive signal: ${refusal}`);
+      this.notice(`dropped a directive signal: ${refusal}`);
+    } else if (running) running.forward(text);
+    else this.heldDirectives.push(text);
+  }
+
+  /** Something refused with no caller to tell: the agent's status shows it. */
+  private notice(text: string): void {
+    this.notices = withNotice(this.notices, text, new Date());
   }
 
   hasQueuedWork(): boolean {
@@ -185,10 +202,15 @@ export class AgentHome {
 
   /** The input of the next run: the memory, settings and anything still queued. */
   handover(): AgentInput {
-    const { agentId, scratchpad, settings, cycleCount, cycles, heldDirectives, directiveLog, usageByModel, runs } =
-      this;
-    const handover = { cycleCount, cycles, heldDirectives, directiveLog, usageByModel, runs };
-    return { agentId, scratchpad, settings, handover: { ...handover, pendingWake: this.queue.length > 0 } };
+    const { agentId, scratchpad, settings, cycleCount, cycles, heldDirectives, directiveLog, usageByModel } = this;
+    const handover = { cycleCount, cycles, heldDirectives, directiveLog, usageByModel, runs: this.runs };
+    const pendingWake = this.queue.length > 0;
+    return fitHandover({
+      agentId,
+      scratchpad,
+      settings,
+      handover: { ...handover, pendingWake, notices: this.notices },
+    });
   }
 
   /** Runs the oldest queued item as a child cycle and adopts its result; nothing when the queue is empty. */
@@ -217,9 +239,9 @@ export class AgentHome {
     const book = { held: this.heldDirectives, log: this.directiveLog };
     const given = [...directives, ...child.forwarded];
     ({ held: this.heldDirectives, log: this.directiveLog } = reconcileDirectives(book, { cycleId, given, shown }));
-    this.usageByModel = mergeUsageByModel(this.usageByModel, result.usageByModel ?? {});
+    this.usageByModel = boundedUsageByModel(mergeUsageByModel(this.usageByModel, result.usageByModel ?? {}));
     const record = cycleRecordOf(result, child.trigger, shown);
-    this.cycles = keepLast([...this.cycles, record], KEPT_CYCLES);
+    this.cycles = rememberCycle(this.cycles, record);
     upsertSearchAttributes([
       { key: cycleCountKey, value: this.cycleCount },
       { key: lastOutcomeKey, value: result.outcome },

@@ -1,6 +1,4 @@
-import { log } from '@temporalio/workflow';
 import { DirectiveTextSchema, WakeArgsSchema } from '../../core/agent/agent';
-import { KEPT_DIRECTIVES } from '../../core/agent/directives';
 import { signalArgs } from '../../common/signal-args';
 
 /*
@@ -13,14 +11,7 @@ export function wakeOf(raw: unknown) {
   return signalArgs(WakeArgsSchema(), raw ?? {}, 'wake');
 }
 
-/** The `directive` signal's text, as sent. */
-export function directiveOf(raw: unknown): string | undefined {
-  return signalArgs(DirectiveTextSchema(), raw, 'directive');
-}
-
-/** Whether one more directive may be held: held ones ride every continue-as-new, so a flood must not grow it. */
-export function mayHold(held: readonly string[]): boolean {
-  if (held.length < KEPT_DIRECTIVES) return true;
-  log.warn(`dropped a directive signal: ${KEPT_DIRECTIVES} directives are held already`);
-  return false;
+/** The `directive` signal's text, as sent; `dropped` hears why a malformed or oversize one was not. */
+export function directiveOf(raw: unknown, dropped: (reason: string) => void): string | undefined {
+  return signalArgs(DirectiveTextSchema(), raw, 'directive', dropped);
 }

@@ -23,6 +23,7 @@ import type { Scratchpad } from '../../core/scratchpad/scratchpad';
 import { scratchpadFromArgs, withPriorScratchpad } from '../../core/cycle/run-notes';
 import { timeline } from '../../common/timeline-sink';
 import { appendNote } from '../../core/scratchpad/update';
+import { directiveRefusal } from '../../core/cycle/directive-caps';
 import { modelActivityOptions, toolActivityOptions } from './activity-options';
 import { CycleTools } from './cycle-tools';
 import type { CycleFeature, ToolHandler } from './tool-handler';
@@ -43,6 +44,7 @@ export class CycleRun {
   readonly archived: { section: string; id: string; chars: number }[] = [];
   private readonly inbox: string[] = [];
   private readonly shown: { text: string; iteration: number }[] = [];
+  private dropped: { count: number; reason?: string } = { count: 0 };
   private readonly activities: Pick<Activities, 'callModel' | 'runTool'>;
   private readonly handlers = new Map<string, ToolHandler>();
   readonly tools: CycleTools;
@@ -66,19 +68,35 @@ export class CycleRun {
     this.tools = new CycleTools(input.tools, [...this.handlers.keys(), ...owned], input.maxAttempts, runTool);
   }
 
-  /** A directive signal: the model sees it from its next iteration on. Past the cap one is dropped with a warning. */
+  /** A directive signal: the model sees it from its next iteration on. Past the caps one is dropped, and noted. */
   receiveDirective(text: string): void {
-    if (this.inbox.length + this.shown.length >= MAX_CYCLE_DIRECTIVES) {
-      log.warn(`dropped a directive signal: this cycle holds ${MAX_CYCLE_DIRECTIVES} directives already`);
-      return;
-    }
-    this.inbox.push(text);
+    const held = [...this.shown.map((entry) => entry.text), ...this.inbox];
+    const refusal = directiveRefusal(held, text, MAX_CYCLE_DIRECTIVES);
+    if (refusal) {
+      log.warn(`dropped a directive signal: ${refusal}`);
+      this.dropDirective(refusal);
+    } else this.inbox.push(text);
+  }
+
+  /** A directive signal not taken (malformed, oversize, past the caps): one note at the next iteration says so. */
+  dropDirective(reason: string): void {
+    this.dropped.count++;
+    this.dropped.reason ??= reason;
   }
 
   /** Every directive of this cycle so far, marking new ones as first seen at `iteration`. */
   directivesFor(iteration: number): string[] {
     for (const text of this.inbox.splice(0)) this.shown.push({ text, iteration });
+    this.noteDropped();
     return this.shown.map((entry) => entry.text);
+  }
+
+  noteDropped(): void {
+    const { count, reason } = this.dropped;
+    if (count === 0) return;
+    const what = count === 1 ? 'a directive signal' : `${count} directive signals`;
+    this.state = { ...this.state, notes: appendNote(this.state.notes, `[DIRECTIVE] dropped ${what}: ${reason}`) };
+    this.dropped = { count: 0 };
   }
 
   get directives(): { text: string; iteration: number }[] {

@@ -53,7 +53,7 @@ export async function runCycle(input: ParsedCycleInput, features: readonly Cycle
   setHandler(afterQuery, () => after);
   setHandler(traceQuery, () => run.trace);
   setHandler(directiveSignal, (raw) => {
-    const text = signalArgs(DirectiveTextSchema(), raw, 'directive');
+    const text = signalArgs(DirectiveTextSchema(), raw, 'directive', (reason) => run.dropDirective(reason));
     if (text !== undefined) run.receiveDirective(text);
   });
 
@@ -77,6 +77,7 @@ export async function runCycle(input: ParsedCycleInput, features: readonly Cycle
     reply = run.reply;
     run.state = { ...input.before, notes: `Cycle ${cycleId} failed: ${error}` };
   }
+  run.noteDropped();
   after = run.state;
   run.publish(`end: ${outcome}`, `**Outcome:** ${outcome}${error ? ` — ${error}` : ''}\n\n`);
   upsertSearchAttributes([{ key: cycleOutcomeKey, value: outcome }]);

@@ -1,6 +1,14 @@
-import { type ChildWorkflowHandle, ParentClosePolicy, isCancellation, startChild } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  type ChildWorkflowHandle,
+  ParentClosePolicy,
+  isCancellation,
+  startChild,
+} from '@temporalio/workflow';
 import type { CycleInput, CycleResult } from '../../core/cycle/input';
+import { payloadRefusal } from '../../core/payload';
 import { headCodePoints } from '../../core/text';
+import { CycleError } from '../../common/failure-types';
 import { failureMessage } from '../../common/failure';
 import { agentIdKey } from '../../common/search-attributes';
 import type { AgentCycleWorkflow } from '../../common/workflow-types';
@@ -10,10 +18,13 @@ import type { AgentCycleWorkflow } from '../../common/workflow-types';
  * stage. By name, so the starter's module graph stays without the cycle's (workflows/index.ts); ended with its
  * parent; found by its agent's id in visibility; summarised in the Web UI's list.
  */
-export function startCycleChild(
+export async function startCycleChild(
   input: CycleInput & { cycleId: string },
   summary: string,
 ): Promise<ChildWorkflowHandle<AgentCycleWorkflow>> {
+  // Past the budget the server would terminate the child at its start, and its starter would never hear why.
+  const refusal = payloadRefusal(input, 'the cycle input');
+  if (refusal) throw ApplicationFailure.nonRetryable(refusal, CycleError.BadInput);
   return startChild<AgentCycleWorkflow>('agentCycle', {
     workflowId: input.cycleId,
     args: [input],
