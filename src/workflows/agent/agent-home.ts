@@ -20,7 +20,7 @@ import {
 import { fitHandover } from '../../core/agent/handover';
 import { totalCost } from '../../core/cycle/cost';
 import { MAX_CYCLE_DIRECTIVES } from '../../core/cycle/input';
-import { holdRefusal, reconcileDirectives } from '../../core/agent/directives';
+import { reconcileDirectives } from '../../core/agent/directives';
 import { type Usage, mergeUsageByModel, totalUsage } from '../../core/cycle/model';
 import {
   type Scratchpad,
@@ -170,16 +170,11 @@ export class AgentHome {
   }
 
   directive(raw: unknown): void {
-    const text = directiveOf(raw, (reason) => this.notice(`dropped a directive signal: ${reason}`));
-    if (text === undefined) return;
     const { running } = this;
-    const given = running ? [...(running.input.directives ?? []), ...running.forwarded] : [];
-    const refusal = holdRefusal([...this.heldDirectives, ...given], text);
-    if (refusal) {
-      log.warn(`dropped a directive signal: ${refusal}`);
-      this.notice(`dropped a directive signal: ${refusal}`);
-    } else if (running) running.forward(text);
-    else this.heldDirectives.push(text);
+    const pending = [...this.heldDirectives, ...(running ? running.given : [])];
+    const text = directiveOf(raw, pending, (reason) => this.notice(`dropped a directive signal: ${reason}`));
+    if (text !== undefined && running) running.forward(text);
+    else if (text !== undefined) this.heldDirectives.push(text);
   }
 
   /** Something refused with no caller to tell: the agent's status shows it. */
@@ -237,7 +232,7 @@ export class AgentHome {
     this.scratchpad = { ...result.after, last_updated: new Date().toISOString() };
     const shown = (result.directives ?? []).map((entry) => entry.text);
     const book = { held: this.heldDirectives, log: this.directiveLog };
-    const given = [...directives, ...child.forwarded];
+    const given = child.given;
     ({ held: this.heldDirectives, log: this.directiveLog } = reconcileDirectives(book, { cycleId, given, shown }));
     this.usageByModel = boundedUsageByModel(mergeUsageByModel(this.usageByModel, result.usageByModel ?? {}));
     const record = cycleRecordOf(result, child.trigger, shown);

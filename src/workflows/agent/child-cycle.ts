@@ -67,6 +67,11 @@ export class ChildCycle {
     return this.input.cycleId;
   }
 
+  /** Directives given to this cycle: at its start, then forwarded while it runs. */
+  get given(): string[] {
+    return [...(this.input.directives ?? []), ...this.forwarded];
+  }
+
   get trigger(): Trigger {
     return this.input.trigger;
   }

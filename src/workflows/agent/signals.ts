@@ -1,4 +1,6 @@
 import { DirectiveTextSchema, WakeArgsSchema } from '../../core/agent/agent';
+import { log } from '@temporalio/workflow';
+import { holdRefusal } from '../../core/agent/directives';
 import { signalArgs } from '../../common/signal-args';
 
 /*
@@ -11,7 +13,19 @@ export function wakeOf(raw: unknown) {
   return signalArgs(WakeArgsSchema(), raw ?? {}, 'wake');
 }
 
-/** The `directive` signal's text, as sent; `dropped` hears why a malformed or oversize one was not. */
-export function directiveOf(raw: unknown, dropped: (reason: string) => void): string | undefined {
-  return signalArgs(DirectiveTextSchema(), raw, 'directive', dropped);
+/**
+ * The `directive` signal's text, as sent, when it is well formed and may join the directives not yet shown
+ * (`pending`); otherwise undefined, and `dropped` hears why.
+ */
+export function directiveOf(
+  raw: unknown,
+  pending: readonly string[],
+  dropped: (reason: string) => void,
+): string | undefined {
+  const text = signalArgs(DirectiveTextSchema(), raw, 'directive', dropped);
+  const refusal = text === undefined ? null : holdRefusal(pending, text);
+  if (refusal === null) return text;
+  log.warn(`dropped a directive signal: ${refusal}`);
+  dropped(refusal);
+  return undefined;
 }
