@@ -31,6 +31,7 @@ beforeAll(async () => {
       '/to-other-loopback': `http://127.0.0.2:${port}/hello`,
       '/to-other-port': `http://127.0.0.1:${port + 1}/hello`,
       '/to-dead': `http://127.0.0.1:${port}/dead`,
+      '/to-credentials': `http://admin:hunter2@127.0.0.1:${port}/hello`,
     };
     const location = redirects[request.url ?? ''];
     if (location) response.writeHead(302, { location }).end();
@@ -118,6 +119,31 @@ describe('with loopback and the port allowed explicitly', () => {
     });
     expect(requests).toBe(1);
     expect(await fetchWith(`http://127.0.0.1:${port}/to-dead`, local)).toMatchObject({ ok: true, result: 'reached' });
+  });
+
+  test.each([
+    ['user:pass@', 'http://***@127.0.0.1:PORT/hello'],
+    ['user@', 'http://***@127.0.0.1:PORT/hello'],
+    [':pass@', 'http://***@127.0.0.1:PORT/hello'],
+  ])('a URL with credentials (%s) is refused before any request, and never echoed', async (credentials, masked) => {
+    const observation = await fetchWith(`http://${credentials}127.0.0.1:${port}/hello`, local);
+    expect(observation).toEqual({
+      ok: false,
+      error: `a URL may not carry a user name or password (${masked.replace('PORT', String(port))}): fetch it without them`,
+    });
+    expect(requests).toBe(0);
+  });
+
+  test('a redirect to a URL with credentials is refused, the credentials masked', async () => {
+    const observation = await fetchWith(`http://127.0.0.1:${port}/to-credentials`, local);
+    expect(observation).toEqual({
+      ok: false,
+      error: expect.stringMatching(
+        /^refused redirect .* to http:\/\/\*\*\*@127\.0\.0\.1:\d+\/hello: a URL may not carry a user name or password/,
+      ),
+    });
+    expect(observation.error).not.toContain('hunter2');
+    expect(requests).toBe(1);
   });
 
   test('another loopback address outside the allowed range is refused', async () => {

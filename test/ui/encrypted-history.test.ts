@@ -26,7 +26,7 @@ const EventType = temporal.api.enums.v1.EventType;
 /** `scratchpad codec-server` as a user runs it, from the built CLI (npm run build). */
 async function startCodecServerCli(port: number, origin: string, keyEnv: string): Promise<ChildProcess> {
   const child = spawn(process.execPath, [BIN, 'codec-server', '--port', String(port), '--origin', origin], {
-    env: { ...process.env, SCRATCHPAD_ENCRYPTION_KEYS: keyEnv },
+    env: { ...process.env, SCRATCHPAD_ENCRYPTION_KEYS: keyEnv, SCRATCHPAD_CODEC_TOKEN: codecToken },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let output = '';
@@ -44,6 +44,8 @@ let browser: Browser;
 let server: DevServer;
 let codecServer: ChildProcess;
 let codecUrl: string;
+// The UI carries the token in the endpoint's path: it posts to `${endpoint}/decode`.
+const codecToken = randomBytes(24).toString('hex');
 let connection: Connection;
 let nativeConnection: NativeConnection;
 const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'scratchpad-encrypted-'));
@@ -63,7 +65,7 @@ beforeAll(async () => {
   server = await startDevServer({
     dbFile: path.join(directory, 'temporal.db'),
     uiPort,
-    uiCodecEndpoint: codecUrl,
+    uiCodecEndpoint: `${codecUrl}/t/${codecToken}`,
     log: () => undefined,
   });
   connection = await Connection.connect({ address: server.address });
@@ -152,18 +154,20 @@ describe('encrypted history', () => {
     await page.close();
   });
 
-  it('codec-server answers CORS preflight for the UI origin only and rejects a malformed body', async () => {
+  it('codec-server answers CORS preflight for the UI origin only, needs its token and rejects a malformed body', async () => {
     const origin = new URL(server.uiUrl as string).origin;
-    const preflight = await fetch(`${codecUrl}/decode`, {
+    const endpoint = `${codecUrl}/t/${codecToken}`;
+    const preflight = await fetch(`${endpoint}/decode`, {
       method: 'OPTIONS',
       headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-namespace' },
     });
     expect(preflight.headers.get('access-control-allow-origin')).toBe(origin);
     expect(preflight.headers.get('access-control-allow-headers')).toContain('x-namespace');
-    const bad = await fetch(`${codecUrl}/decode`, { method: 'POST', body: '{"nope": 1}' });
+    expect((await fetch(`${codecUrl}/decode`, { method: 'POST', body: '{"payloads": []}' })).status).toBe(401);
+    const bad = await fetch(`${endpoint}/decode`, { method: 'POST', body: '{"nope": 1}' });
     expect(bad.status).toBe(400);
     expect(bad.headers.get('access-control-allow-origin')).toBe(origin);
-    const unknownKey = await fetch(`${codecUrl}/decode`, {
+    const unknownKey = await fetch(`${endpoint}/decode`, {
       method: 'POST',
       body: JSON.stringify({
         payloads: [

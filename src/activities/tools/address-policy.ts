@@ -89,6 +89,9 @@ export function checkUrl(raw: string, policy: NetworkPolicy): URL {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new Error(`only http and https URLs are allowed: ${raw}`);
   }
+  if (url.username !== '' || url.password !== '') {
+    throw new Error(`a URL may not carry a user name or password (${withoutCredentials(url)}): fetch it without them`);
+  }
   const denied = policy.deniedUrls?.get(urlKey(url));
   if (denied !== undefined) throw new Error(`${url.href} ${denied}`);
   const hostname = bareHostname(url);
@@ -107,6 +110,15 @@ export function checkUrl(raw: string, policy: NetworkPolicy): URL {
     if (refused) throw new Error(refused);
   }
   return url;
+}
+
+/** `url` with any user name and password masked, for messages: they must not reach the history. */
+export function withoutCredentials(url: URL): string {
+  if (url.username === '' && url.password === '') return url.href;
+  const masked = new URL(url.href);
+  masked.username = '***';
+  masked.password = '';
+  return masked.href;
 }
 
 /** URL keeps IPv6 hosts in brackets; allow-lists and sockets name them without. */

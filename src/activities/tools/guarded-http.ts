@@ -3,7 +3,14 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { errorMessage } from '../../common/error-message';
-import { bareHostname, checkUrl, type NetworkPolicy, portOf, refusedAddress } from './address-policy';
+import {
+  bareHostname,
+  checkUrl,
+  type NetworkPolicy,
+  portOf,
+  refusedAddress,
+  withoutCredentials,
+} from './address-policy';
 
 /** Redirects followed (each one checked like the first URL) before giving up. */
 export const MAX_REDIRECTS = 5;
@@ -47,10 +54,16 @@ export async function guardedGet(
     }
     response.destroy();
     if (hop >= MAX_REDIRECTS) throw new Error(`too many redirects (more than ${MAX_REDIRECTS})`);
+    let target: URL;
     try {
-      url = checkUrl(new URL(location, url).href, policy);
+      target = new URL(location, url);
+    } catch {
+      throw new Error(`refused redirect from ${url.href}: its Location is not a valid URL`);
+    }
+    try {
+      url = checkUrl(target.href, policy);
     } catch (error) {
-      throw new Error(`refused redirect from ${url.href} to ${location}: ${errorMessage(error)}`);
+      throw new Error(`refused redirect from ${url.href} to ${withoutCredentials(target)}: ${errorMessage(error)}`);
     }
   }
 }
