@@ -13,6 +13,7 @@ import {
   DirectiveTextSchema,
   type ParsedCycleInput,
 } from '../../core/cycle/input';
+import { PAYLOAD_BUDGET_BYTES, newestWithin } from '../../core/payload';
 import { signalArgs } from '../../common/signal-args';
 import type { Scratchpad } from '../../core/scratchpad/scratchpad';
 import { cycleOutcomeKey } from '../../common/search-attributes';
@@ -51,7 +52,8 @@ export async function runCycle(input: ParsedCycleInput, features: readonly Cycle
   setHandler(beforeQuery, () => input.before);
   setHandler(currentQuery, () => run.state);
   setHandler(afterQuery, () => after);
-  setHandler(traceQuery, () => run.trace);
+  // A long cycle's trace can pass what a query may answer: its newest entries within the budget (history has all).
+  setHandler(traceQuery, () => newestWithin(run.trace, PAYLOAD_BUDGET_BYTES));
   setHandler(directiveSignal, (raw) => {
     const text = signalArgs(DirectiveTextSchema(), raw, 'directive', (reason) => run.dropDirective(reason));
     if (text !== undefined) run.receiveDirective(text);
