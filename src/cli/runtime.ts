@@ -98,12 +98,20 @@ export class WorkerFallback {
   private worker?: Worker;
   private running?: Promise<void>;
 
+  private readonly log: (line: string) => void;
+
+  /**
+   * `spec` is the worker's default model; `models` are the other specs the command's own workflows name (a research
+   * run's worker model), allowed on this worker beside SCRATCHPAD_MODELS.
+   */
   constructor(
     private readonly temporalClient: Client,
     private readonly current: Config,
     private readonly spec: string,
-    private readonly log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
-  ) {}
+    private readonly options: { models?: readonly string[]; log?: (line: string) => void } = {},
+  ) {
+    this.log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
+  }
 
   /**
    * Waits for `work`; `workflowId` is the workflow whose tasks a live worker would pick up. `quick` work (a query)
@@ -136,7 +144,7 @@ export class WorkerFallback {
     this.log(
       `${reason} task queue "${this.current.SCRATCHPAD_TASK_QUEUE}"; running one in this process (model ${this.spec}).`,
     );
-    this.worker = await startWorker({ config: this.current, modelSpec: this.spec });
+    this.worker = await startWorker({ config: this.current, modelSpec: this.spec, models: this.options.models });
     this.running = this.worker.run();
   }
 
@@ -154,9 +162,9 @@ export async function withWorker<T>(
   spec: string,
   workflowId: string,
   work: () => Promise<T>,
-  options: { quick?: boolean } = {},
+  options: { quick?: boolean; models?: readonly string[] } = {},
 ): Promise<T> {
-  const fallback = new WorkerFallback(temporalClient, current, spec);
+  const fallback = new WorkerFallback(temporalClient, current, spec, { models: options.models });
   try {
     return await fallback.serve(work(), workflowId, options);
   } finally {

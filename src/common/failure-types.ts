@@ -17,6 +17,8 @@ export const ModelError = {
   RetryRequested: 'ModelError.RetryRequested',
   BadResponse: 'ModelError.BadResponse',
   NotConfigured: 'ModelError.NotConfigured',
+  /** A workflow named a model spec the worker's configuration does not allow (SCRATCHPAD_MODELS). */
+  NotAllowed: 'ModelError.NotAllowed',
   ScriptExhausted: 'ModelError.ScriptExhausted',
 } as const;
 export type ModelErrorType = (typeof ModelError)[keyof typeof ModelError];

@@ -8,9 +8,11 @@ import type { EncryptionKey } from '../common/encryption-codec';
 import { keyList } from './encryption-keys';
 import { ConfigError } from './errors';
 import { MODEL_HELP, parseModelSpec } from './model-spec';
+import { ModelAllowEntry } from './model-allow';
 
 export { ConfigError } from './errors';
 export { MODEL_HELP, type ModelSpec, parseModelSpec } from './model-spec';
+export { MODEL_WILDCARDS, isModelAllowed, modelAllowProblem } from './model-allow';
 
 export const DEFAULT_TASK_QUEUE = 'scratchpad';
 
@@ -44,6 +46,13 @@ export const EnvSchema = z.object({
     .min(1)
     .optional()
     .describe('anthropic:MODEL | openai:MODEL@http://HOST:PORT/v1[#text] | scripted:FILE.jsonl'),
+  SCRATCHPAD_MODELS: list
+    .pipe(z.array(ModelAllowEntry))
+    .default([])
+    .describe(
+      'more model specs a workflow may name besides SCRATCHPAD_MODEL, comma-separated: exact specs, anthropic:*, ' +
+        'openai:*@BASE_URL, scripted:*',
+    ),
   ANTHROPIC_API_KEY: z
     .string()
     .min(1)

@@ -51,6 +51,8 @@ export interface WorkerSetup {
   connection?: NativeConnection;
   /** Providers registered under a spec instead of being built from it (tests, the demo). */
   providers?: Record<string, ModelProvider>;
+  /** More specs workflows may name, beside `modelSpec`, the providers' specs and `SCRATCHPAD_MODELS`. */
+  models?: readonly string[];
   workerOptions?: Partial<WorkerOptions>;
   /** Observation store instead of the one `SCRATCHPAD_OBSERVATIONS` names. */
   observations?: ObservationStore;
@@ -93,6 +95,7 @@ export async function createWorker(setup: WorkerSetup): Promise<Worker> {
     anthropicBaseURL: config.ANTHROPIC_BASE_URL,
     openaiApiKey: config.OPENAI_API_KEY,
     providers: setup.providers,
+    models: [...config.SCRATCHPAD_MODELS, ...(setup.models ?? [])],
   });
   const dataConverter = encryptionDataConverter(config.encryptionKeys);
   const toolRegistry = setup.toolRegistry ?? (await workerToolRegistry(config, setup.tools));

@@ -19,6 +19,11 @@ export interface ScratchpadPluginOptions {
   model?: string;
   /** Providers used as-is for these exact specs (a scripted model, a custom client). */
   providers?: Record<string, ModelProvider>;
+  /**
+   * More specs a workflow may name besides `model` and the `providers`' specs: exact specs, `anthropic:*`,
+   * `openai:*@BASE_URL[#text]`, `scripted:*`. Any other spec a workflow names fails `ModelError.NotAllowed`.
+   */
+  models?: readonly string[];
   anthropicApiKey?: string;
   anthropicBaseURL?: string;
   /** Bearer token for an OpenAI-compatible server that wants one. */
@@ -89,6 +94,7 @@ export class ScratchpadPlugin extends SimplePlugin {
       anthropicBaseURL: options.anthropicBaseURL,
       openaiApiKey: options.openaiApiKey,
       providers: options.providers,
+      models: options.models,
     });
     const { limits, tools } = toolsOf(options);
     const toolRegistry = toolRegistryOf({

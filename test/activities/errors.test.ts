@@ -70,12 +70,27 @@ describe('toModelFailure', () => {
     expect(failure(400, 'maybe')).toMatchObject({ type: ModelError.BadRequest, nonRetryable: true });
   });
 
-  it('keeps the provider error as the cause', () => {
+  it('keeps the provider error as the cause: its name, frames and an excerpt of its message', () => {
     const original = Object.assign(new Error('429 slow down'), { status: 429 });
     const network = new TypeError('fetch failed');
 
-    expect(toModelFailure(original, 'x').cause).toBe(original);
-    expect(toModelFailure(network, 'x').cause).toBe(network);
+    expect(toModelFailure(original, 'x').cause).toMatchObject({ name: 'Error', message: '429 slow down' });
+    expect(toModelFailure(original, 'x').cause?.stack).toBe(original.stack);
+    expect(toModelFailure(network, 'x').cause).toMatchObject({ name: 'TypeError', message: 'fetch failed' });
     expect(toModelFailure({ status: 500 }, 'x').cause).toBeUndefined();
+  });
+
+  it('quotes a long or multi-line provider message as one short line, in the message and the cause', () => {
+    const body = `<html>\n<body>${'z'.repeat(300)}SECRET</body>\n</html>`;
+    const http = toModelFailure(Object.assign(new Error(`502 ${body}`), { status: 502 }), 'x');
+    const network = toModelFailure(new Error(`socket hang up\n${body}`), 'x');
+
+    expect(http.message).toMatch(/^HTTP 502 from x: 502 <html> <body>z+…$/);
+    for (const failure of [http, network]) {
+      expect(failure.message).not.toMatch(/SECRET|\n/);
+      expect(failure.cause?.message.length).toBeLessThanOrEqual(120);
+      expect(failure.cause?.stack).not.toMatch(/SECRET|<\/html>/);
+    }
+    expect(network.message).toMatch(/^calling x failed: socket hang up <html> <body>z+…$/);
   });
 });

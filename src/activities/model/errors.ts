@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { ModelError, type ModelErrorType } from '../../common/failure-types';
+import { excerpt } from './excerpt';
 
 /** A failed HTTP exchange as providers see it; the Anthropic SDK's `APIError` already has this shape. */
 export interface HttpErrorLike {
@@ -89,22 +90,34 @@ function retryDecision(error: HttpErrorLike): { type: ModelErrorType; retryable:
   return byStatus;
 }
 
-// Duck-typed like the rest of this file: an SDK or fetch error from another realm is still an error.
+/**
+ * The provider's error as the failure's cause, its message cut to an excerpt: SDK errors carry the whole response
+ * body in their message and stack, and the cause is stored in history beside the failure. Duck-typed like the rest
+ * of this file: an SDK or fetch error from another realm is still an error.
+ */
 function asCause(error: unknown): Error | undefined {
   const like = asErrorLike(error);
-  return like && typeof like.name === 'string' && typeof like.message === 'string' ? (error as Error) : undefined;
+  if (!like || typeof like.name !== 'string' || typeof like.message !== 'string') return undefined;
+  const cause = new Error(excerpt(like.message));
+  cause.name = like.name;
+  const head = `${like.name}: ${like.message}`;
+  const stack = (error as Error).stack;
+  const frames = typeof stack === 'string' && stack.startsWith(head) ? stack.slice(head.length) : '';
+  cause.stack = `${cause.name}: ${cause.message}${frames}`;
+  return cause;
 }
 
 /**
  * Maps any provider failure to an `ApplicationFailure` typed `ModelError.*`: 408/409/429/5xx/529 and
  * network errors are retryable (honouring `retry-after` and `x-should-retry`), other 4xx are not. Temporal does the
- * retrying. The original error stays on the failure as its `cause`.
+ * retrying. What the provider said is quoted as a one-line excerpt, and the original error, its message cut the same
+ * way, stays on the failure as its `cause`.
  */
 export function toModelFailure(error: unknown, source: string): ApplicationFailure {
   if (error instanceof ApplicationFailure) return error;
   if (isHttpError(error)) {
     const { type, retryable } = retryDecision(error);
-    const detail = error.apiMessage || error.message || 'no error message';
+    const detail = excerpt(error.apiMessage || error.message || 'no error message');
     return ApplicationFailure.create({
       message: `HTTP ${error.status} from ${source}: ${detail}`,
       type,
@@ -113,7 +126,8 @@ export function toModelFailure(error: unknown, source: string): ApplicationFailu
       cause: asCause(error),
     });
   }
-  const { text, codes } = causeChain(error);
+  const { codes, ...chain } = causeChain(error);
+  const text = excerpt(chain.text);
   // The openai SDK's error classes leave `name` as "Error": their class names say what they are.
   const className = (error as { constructor?: { name?: unknown } } | null)?.constructor?.name;
   const name =

@@ -10,6 +10,7 @@ import type { Message, ModelResponse, ToolCall } from '../../core/cycle/model';
 import { flattenToolUse } from '../../core/cycle/flatten-messages';
 import { ModelError } from '../../common/failure-types';
 import { toModelFailure } from './errors';
+import { excerpt } from './excerpt';
 import { envelopeSystem, envelopeToolCalls, speaksEnvelope } from './envelope';
 import { jsonProtocolSystem } from './json-protocol';
 import type { ModelProvider, ProviderRequest } from './provider';
@@ -31,9 +32,6 @@ export interface OpenAICompatibleOptions {
   timeoutMs?: number;
   protocol?: OpenAIProtocol;
 }
-
-/** Characters of a response body quoted in an error: enough to recognise it, never a whole page. */
-const QUOTED_BODY_CHARS = 300;
 
 function toolChoiceOf(choice: ProviderRequest['toolChoice']): ChatCompletionToolChoiceOption {
   if (typeof choice === 'object') return { type: 'function', function: { name: choice.name } };
@@ -145,9 +143,9 @@ export class OpenAICompatibleProvider implements ModelProvider {
     if (error instanceof OpenAI.APIError && typeof error.status === 'number') {
       const body = error.error as { message?: unknown } | string | undefined;
       const apiMessage = typeof body === 'string' ? body : typeof body?.message === 'string' ? body.message : null;
-      const message = error.message.slice(0, QUOTED_BODY_CHARS);
+      const message = excerpt(error.message);
       const failure = toModelFailure(
-        { status: error.status, headers: error.headers, message, apiMessage: apiMessage?.slice(0, QUOTED_BODY_CHARS) },
+        { status: error.status, headers: error.headers, message, apiMessage: apiMessage && excerpt(apiMessage) },
         this.spec,
       );
       // A server without tool calling refuses the `tools` field; say how to use it anyway.
@@ -165,7 +163,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
     if ((error as Error | null)?.name === 'SyntaxError') {
       return ApplicationFailure.nonRetryable(
         `malformed chat completion from ${this.spec} (expected choices[0].message.content or tool_calls): ` +
-          `not JSON: ${(error as Error).message.slice(0, QUOTED_BODY_CHARS)}`,
+          `not JSON: ${excerpt((error as Error).message)}`,
         ModelError.BadResponse,
       );
     }
@@ -178,7 +176,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
     const text = message?.content;
     const calls = message && this.protocol === 'tools' ? toolCallsOf(message) : [];
     if (!message || (typeof text !== 'string' && calls.length === 0)) {
-      const quoted = JSON.stringify(completion ?? null).slice(0, QUOTED_BODY_CHARS);
+      const quoted = excerpt(JSON.stringify(completion ?? null));
       throw ApplicationFailure.nonRetryable(
         `malformed chat completion from ${this.spec} (expected choices[0].message.content or tool_calls): ${quoted}`,
         ModelError.BadResponse,

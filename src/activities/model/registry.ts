@@ -1,11 +1,12 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { MODEL_HELP, type ModelSpec, parseModelSpec } from '../../config';
+import { MODEL_HELP, type ModelSpec, isModelAllowed, modelAllowProblem, parseModelSpec } from '../../config';
 import { AnthropicProvider } from './anthropic';
 import { OpenAICompatibleProvider } from './openai';
 import type { ModelProvider } from './provider';
 import { ScriptedProvider } from './scripted';
 import { ModelError } from '../../common/failure-types';
 import { errorMessage } from '../../common/error-message';
+import { excerpt, quotedSpec } from './excerpt';
 
 /** What the worker knows about reaching models. */
 export interface ModelResolverOptions {
@@ -17,12 +18,20 @@ export interface ModelResolverOptions {
   openaiApiKey?: string;
   /** Providers used as-is for these exact specs instead of being built (tests, the demo). */
   providers?: Record<string, ModelProvider>;
+  /**
+   * Further specs a request may name: exact specs, `anthropic:*`, `openai:*@BASE_URL[#text]`, `scripted:*`. The
+   * default and the specs of `providers` are always allowed; a request naming anything else is refused.
+   */
+  models?: readonly string[];
 }
 
-/** Resolves a model spec, or the default when undefined, to a provider; one provider per spec per process. */
+/**
+ * Resolves a model spec, or the default when undefined, to a provider; one provider per spec per process. A spec
+ * the worker's configuration does not allow fails `ModelError.NotAllowed` before anything is built, read or fetched.
+ */
 export interface ModelResolver {
   (spec?: string): ModelProvider;
-  /** Serves `provider` for this exact spec from now on. */
+  /** Serves `provider` for this exact spec from now on (which allows it). */
   register(spec: string, provider: ModelProvider): void;
 }
 
@@ -30,10 +39,36 @@ function notConfigured(message: string): ApplicationFailure {
   return ApplicationFailure.nonRetryable(message, ModelError.NotConfigured);
 }
 
+/** Most allow-list entries a refusal names; a worker allowing more says how many it left out. */
+const LISTED_ENTRIES = 10;
+
+// One line the client can act on; a workflow's input chose the spec, so it is quoted cut and without userinfo.
+function notAllowed(spec: string, allowed: readonly string[]): ApplicationFailure {
+  const listed = allowed.slice(0, LISTED_ENTRIES).map(quotedSpec);
+  if (allowed.length > LISTED_ENTRIES) listed.push(`${allowed.length - LISTED_ENTRIES} more`);
+  return ApplicationFailure.nonRetryable(
+    `model "${quotedSpec(spec)}" is not allowed on this worker: allowed are ${listed.join(', ') || 'none'}; ` +
+      'add it to SCRATCHPAD_MODELS',
+    ModelError.NotAllowed,
+  );
+}
+
+/** The allow-list a resolver starts with: the default, the given providers' specs and `models`, each once. */
+function allowListOf(options: ModelResolverOptions): string[] {
+  for (const entry of options.models ?? []) {
+    const problem = modelAllowProblem(entry);
+    if (problem) throw new Error(`invalid entry in the worker's models: ${problem}`);
+  }
+  const named = [options.defaultSpec, ...Object.keys(options.providers ?? {}), ...(options.models ?? [])];
+  return [...new Set(named.filter((spec): spec is string => spec !== undefined))];
+}
+
 function buildProvider(spec: string, parsed: ModelSpec, options: ModelResolverOptions): ModelProvider {
   switch (parsed.provider) {
     case 'anthropic':
-      if (!options.anthropicApiKey) throw notConfigured(`model ${spec} needs ANTHROPIC_API_KEY.\n${MODEL_HELP}`);
+      if (!options.anthropicApiKey) {
+        throw notConfigured(`model ${quotedSpec(spec)} needs ANTHROPIC_API_KEY.\n${MODEL_HELP}`);
+      }
       return new AnthropicProvider({
         model: parsed.model,
         apiKey: options.anthropicApiKey,
@@ -57,17 +92,20 @@ function buildProvider(spec: string, parsed: ModelSpec, options: ModelResolverOp
  */
 export function createModelResolver(options: ModelResolverOptions): ModelResolver {
   const providers = new Map<string, ModelProvider>(Object.entries(options.providers ?? {}));
+  const allowed = allowListOf(options);
   const resolve = (requested?: string): ModelProvider => {
     const spec = requested ?? options.defaultSpec;
     if (!spec) throw notConfigured(MODEL_HELP);
     const cached = providers.get(spec);
     if (cached) return cached;
+    // Before building: a spec is a URL the worker would POST to or a file it would read.
+    if (!isModelAllowed(spec, allowed)) throw notAllowed(spec, allowed);
     let provider: ModelProvider;
     try {
       provider = buildProvider(spec, parseModelSpec(spec), options);
     } catch (error) {
       if (error instanceof ApplicationFailure) throw error;
-      throw notConfigured(`cannot use model ${spec}: ${errorMessage(error)}`);
+      throw notConfigured(`cannot use model ${quotedSpec(spec)}: ${excerpt(errorMessage(error), 300)}`);
     }
     providers.set(spec, provider);
     return provider;
@@ -75,6 +113,7 @@ export function createModelResolver(options: ModelResolverOptions): ModelResolve
   return Object.assign(resolve, {
     register(spec: string, provider: ModelProvider): void {
       providers.set(spec, provider);
+      if (!allowed.includes(spec)) allowed.push(spec);
     },
   });
 }

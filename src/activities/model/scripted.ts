@@ -8,7 +8,6 @@ import { flattenToolUse } from '../../core/cycle/flatten-messages';
 import { SYSTEM_PROMPTS } from './system-prompts';
 import type { ModelProvider, ProviderRequest } from './provider';
 import { ModelError } from '../../common/failure-types';
-import { errorMessage } from '../../common/error-message';
 
 /** One scripted reply: native tool calls, text, both, or a thrown `ApplicationFailure`. */
 export const ScriptEntrySchema = z
@@ -55,11 +54,22 @@ export const ScriptEntrySchema = z
 export type ScriptEntry = z.input<typeof ScriptEntrySchema>;
 type ParsedEntry = z.output<typeof ScriptEntrySchema>;
 
+/**
+ * What is wrong with an entry, in the schema's words only: the path (the schema's field names and indexes) and the
+ * rule, never a value, nor the name of a field the schema does not have, since the file may not be a script at all.
+ */
 function invalid(where: string, error: z.ZodError): Error {
-  return new Error(`${where}: ${z.prettifyError(error)}`);
+  const problems = error.issues.map((issue) => {
+    const rule = issue.code === 'unrecognized_keys' ? 'a field scripts do not have' : issue.message;
+    return issue.path.length > 0 ? `${issue.path.join('.')}: ${rule}` : rule;
+  });
+  return new Error(`${where}: ${problems.join('; ')}`);
 }
 
-/** Parses a JSONL script; blank lines and `//` comments are skipped, a bad line is named by number. */
+/**
+ * Parses a JSONL script; blank lines and `//` comments are skipped, a bad line is named by number. The message
+ * quotes nothing of the line: a file that is not a script may hold anything.
+ */
 export function parseScript(content: string, name: string): ParsedEntry[] {
   const entries: ParsedEntry[] = [];
   content.split(/\r?\n/).forEach((line, index) => {
@@ -68,8 +78,8 @@ export function parseScript(content: string, name: string): ParsedEntry[] {
     let json: unknown;
     try {
       json = JSON.parse(trimmed);
-    } catch (error) {
-      throw new Error(`${name} line ${index + 1}: invalid JSON: ${errorMessage(error)}`);
+    } catch {
+      throw new Error(`${name} line ${index + 1}: not JSON (a script holds one JSON object a line)`);
     }
     const parsed = ScriptEntrySchema.safeParse(json);
     if (!parsed.success) throw invalid(`${name} line ${index + 1}`, parsed.error);

@@ -41,7 +41,8 @@ export async function researchStartCommand(question: string, options: ResearchSt
   const client = await runtime.client(config);
   const workflowId = researchWorkflowId(input.runId);
   const runs = new ResearchRuns(client);
-  return runtime.withWorker(client, config, spec, workflowId, () => startAndFollow(runs, config, input));
+  const models = input.workerModel ? [input.workerModel] : [];
+  return runtime.withWorker(client, config, spec, workflowId, () => startAndFollow(runs, config, input), { models });
 }
 
 /** The run's input, checked here so a bad flag is a usage error rather than a workflow that cannot start. */

@@ -5,7 +5,7 @@ import { devServerFiles, startDevServer, stopDevServer } from '../../dev-server/
 import { CliError, EXIT } from '../errors';
 import * as runtime from '../runtime';
 import { startDirectiveBridge } from '../../clients/directive-bridge';
-import type { Config } from '../../config';
+import { type Config, modelAllowProblem } from '../../config';
 import { errorMessage } from '../../common/error-message';
 
 function portOf(address: string): number {
@@ -39,14 +39,27 @@ export async function workerCommand(options: ServeOptions): Promise<number> {
 /** The options of `worker` and `dev`. */
 export interface ServeOptions {
   model?: string;
+  models?: string;
   tools?: string;
   mcpConfig?: string;
 }
 
-/** `--tools` and `--mcp-config` in place of their variables; both are checked when the worker starts. */
+/** `--models` as SCRATCHPAD_MODELS reads it: a bad entry is a usage error naming it. */
+function modelList(value: string): string[] {
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  const problem = entries.map(modelAllowProblem).find((found) => found !== undefined);
+  if (problem) throw new CliError(`--models: ${problem}`, EXIT.usage);
+  return entries;
+}
+
+/** `--models`, `--tools` and `--mcp-config` in place of their variables; tools are checked when the worker starts. */
 function withToolOptions(config: Config, options: ServeOptions): Config {
   return {
     ...config,
+    ...(options.models !== undefined && { SCRATCHPAD_MODELS: modelList(options.models) }),
     ...(options.tools !== undefined && { SCRATCHPAD_TOOLS: options.tools }),
     ...(options.mcpConfig !== undefined && { SCRATCHPAD_MCP_CONFIG: options.mcpConfig }),
   };

@@ -5,6 +5,11 @@ const TOOLS_MODULE = [
   '--tools <module>',
   'your tools: a module whose default export is an array of defineTool(...) (overrides SCRATCHPAD_TOOLS)',
 ] as const;
+const MODELS = [
+  '--models <list>',
+  'more model specs workflows may name, comma-separated: exact, anthropic:*, openai:*@URL, scripted:* ' +
+    '(overrides SCRATCHPAD_MODELS)',
+] as const;
 const MCP_CONFIG = [
   '--mcp-config <file>',
   'MCP servers whose tools agents get: JSON in the mcpServers shape (overrides SCRATCHPAD_MCP_CONFIG)',
@@ -21,6 +26,7 @@ export function registerServerCommands(program: Command, action: LazyAction): vo
     .command('dev')
     .description('run a dev server (SQLite file, Web UI) and a worker in the foreground')
     .option('--model <spec>', 'model spec (overrides SCRATCHPAD_MODEL)')
+    .option(...MODELS)
     .option(...TOOLS_MODULE)
     .option(...MCP_CONFIG)
     .action(action(serve, 'devCommand'));
@@ -28,6 +34,7 @@ export function registerServerCommands(program: Command, action: LazyAction): vo
     .command('worker')
     .description('run a worker for the configured task queue')
     .option('--model <spec>', 'model spec (overrides SCRATCHPAD_MODEL)')
+    .option(...MODELS)
     .option(...TOOLS_MODULE)
     .option(...MCP_CONFIG)
     .action(action(serve, 'workerCommand'));
