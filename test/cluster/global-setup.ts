@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { freePort } from '../../src/dev-server/free-port';
 
 export const CLUSTER_SCRIPT = path.resolve(__dirname, '..', '..', 'scripts', 'cluster');
 
@@ -13,6 +14,10 @@ export default async function globalSetup(): Promise<void> {
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'scratchpad-cluster-test-'));
   process.env.SCRATCHPAD_CLUSTER_DIR = directory;
   process.env.SCRATCHPAD_CLUSTER_STATE = path.join(directory, 'cluster.json');
+  // The tests' loopback model: its port is chosen now, so the workers can allow its models from their start.
+  const modelPort = await freePort();
+  process.env.SCRATCHPAD_TEST_MODEL_PORT = String(modelPort);
+  process.env.SCRATCHPAD_MODELS = `openai:*@http://127.0.0.1:${modelPort}/v1#text`;
   process.stderr.write(`\n[cluster] starting a test cluster in ${directory}\n`);
   const started = Date.now();
   const child = execFile(CLUSTER_SCRIPT, ['start', '--tls', '--workers', '2'], { env: process.env });

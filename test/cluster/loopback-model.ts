@@ -22,7 +22,8 @@ export class LoopbackModel {
   /** Requests held at the gate, by model name. */
   readonly waiting: string[] = [];
 
-  async start(): Promise<void> {
+  /** Listens on the port global setup chose, which the cluster's workers allow (SCRATCHPAD_MODELS). */
+  async start(port = Number(process.env.SCRATCHPAD_TEST_MODEL_PORT ?? 0)): Promise<void> {
     this.server = http.createServer((request, response) => {
       let body = '';
       request.on('data', (chunk: Buffer) => (body += chunk.toString()));
@@ -41,7 +42,7 @@ export class LoopbackModel {
         );
       });
     });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
   }
 
   spec(model: string): string {
