@@ -136,6 +136,10 @@ export const EnvSchema = z.object({
     .pipe(z.enum(LOG_LEVELS))
     .default('WARN')
     .describe(`worker log level: ${LOG_LEVELS.join(', ')}`),
+  SCRATCHPAD_CODEC_TOKEN: z
+    .string()
+    .optional()
+    .describe('the token `codec-server` requires of every request (16+ of A-Za-z0-9._~-; else one is made at start)'),
   SCRATCHPAD_TOOLS: z
     .string()
     .min(1)
