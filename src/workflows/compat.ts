@@ -20,4 +20,18 @@ export const PATCHES: readonly CompatPatch[] = [
     why: "a cycle lists the worker's tools (the listTools local activity) before its first model call",
     since: '0.3.0',
   },
+  {
+    id: 'staged-files',
+    why:
+      "runVerification is sent references to the stages' files, which it restores into its worker's sandbox " +
+      'before running: a staged run can move between worker hosts',
+    since: '0.4.0',
+  },
+  {
+    id: 'research-mirror-lane',
+    why:
+      'a research run with a Redis mirror mirrors beside its loop (batches it does not await, bounded retries, a ' +
+      'note when it gives up) instead of awaiting the mirror after every evaluation',
+    since: '0.4.0',
+  },
 ];

@@ -96,22 +96,39 @@ describe('shell runs inside bubblewrap', () => {
     expect(observation.ok).toBe(false);
   });
 
-  // The kernel exempts uid 0 from process limits; a root worker runs the sandbox as the directory's owner.
-  test('a fork bomb stops at the process limit', async () => {
-    if (process.getuid?.() === 0) {
-      await fs.chmod(temporary, 0o755);
-      await fs.chown(sandboxRoot, 65534, 65534);
-    }
-    const observation = await run(`sh -c 'n=0; while [ $n -lt 400 ]; do sleep 3 & n=$((n+1)); done; echo started'`);
+  // The kernel exempts uid 0 from the process cap: a root worker's sandbox (root's directory, as by default) must
+  // still stop there. The shell records each fork it made; the first refused one ends it.
+  test('a fork loop stops at the process cap, even for a root worker in a directory of root', async () => {
+    const loop = 'i=0; while [ $i -lt 600 ]; do sleep 5 & i=$((i+1)); echo $i > forks; done';
+    const observation = await run(`sh -c '${loop}'`);
     expect(output(observation)).toMatch(/Cannot fork|Resource temporarily unavailable/);
+    const forks = Number(await fs.readFile(path.join(sandboxRoot, 'forks'), 'utf-8'));
+    expect(forks).toBeLessThan(CONFINED_LIMITS.processes);
+    expect(forks).toBeGreaterThan(CONFINED_LIMITS.processes / 2);
+  });
+
+  test('runs as no host root: no capabilities, no_new_privs, a nosuid sandbox, files owned by the sandbox user', async () => {
+    const script = 'grep -E "^(CapEff|NoNewPrivs)" /proc/self/status; grep " $PWD " /proc/self/mountinfo; touch made';
+    const text = output(await run(`sh -c '${script}'`));
+    expect(text).toMatch(/CapEff:\s+0+\n/);
+    expect(text).toMatch(/NoNewPrivs:\s+1/);
+    expect(text).toMatch(/ rw,nosuid,/);
+    const owner = (await fs.stat(path.join(sandboxRoot, 'made'))).uid;
+    expect(owner).not.toBe(0);
+    if (process.getuid?.() === 0) expect(owner).toBe(65534);
+  });
+
+  test('a setuid or setgid file the program makes loses the bit before the call returns', async () => {
+    const observation = await run(
+      `sh -c 'cp /usr/bin/find suidfind; chmod 6755 suidfind; mkdir shared; chmod 2775 shared'`,
+    );
+    expect(observation).toMatchObject({ ok: true, result: { setuid_bits_cleared: ['shared', 'suidfind'] } });
+    expect((await fs.stat(path.join(sandboxRoot, 'suidfind'))).mode & 0o7777).toBe(0o755);
+    expect((await fs.stat(path.join(sandboxRoot, 'shared'))).mode & 0o7777).toBe(0o775);
   });
 });
 
-test('files fs_write creates stay writable by a sandbox run as the directory owner', async () => {
-  if (process.getuid?.() === 0) {
-    await fs.chmod(temporary, 0o755);
-    await fs.chown(sandboxRoot, 65534, 65534);
-  }
+test("files fs_write creates stay writable by the sandbox user, though the directory was root's", async () => {
   const write = { cycleId: 'test', step: step++, name: 'fs_write', args: { path: 'notes/a.txt', content: 'one\n' } };
   expect(await runToolCall(write, options)).toMatchObject({ ok: true });
   expect(await run(`sh -c 'id -u; echo two >> notes/a.txt; touch notes/b.txt'`)).toMatchObject({ ok: true });
@@ -167,6 +184,7 @@ describe('runConfined', () => {
       stderr: 'oops\n',
       timedOut: false,
       truncated: false,
+      cleared: [],
     });
   });
 

@@ -46,8 +46,14 @@ export class FaultSuite {
     return startDevServer({ dbFile: this.dbFile, port, ui: false, log: () => undefined });
   }
 
-  /** Starts a worker process; `observations` is a SQLite file in the suite's directory unless given. */
-  startWorker(observations = path.join(this.directory, 'observations.db')): WorkerProcess {
+  /**
+   * Starts a worker process; `observations` is a SQLite file in the suite's directory unless given, and `env`
+   * overrides the rest (another sandbox, model script).
+   */
+  startWorker(
+    observations = path.join(this.directory, 'observations.db'),
+    env: Record<string, string> = {},
+  ): WorkerProcess {
     const worker = WorkerProcess.start({
       TEMPORAL_ADDRESS: this.server.address,
       SCRATCHPAD_TASK_QUEUE: this.taskQueue,
@@ -60,6 +66,7 @@ export class FaultSuite {
       SCRATCHPAD_FETCH_ALLOW_PRIVATE: '127.0.0.1/32',
       SCRATCHPAD_FETCH_PORTS: new URL(this.slow.url).port,
       FAULT_WORKFLOW_BUNDLE: this.bundlePath,
+      ...env,
     });
     this.workers.push(worker);
     return worker;

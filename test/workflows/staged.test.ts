@@ -2,7 +2,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import type { ScriptEntry } from '../../src/activities/model/scripted';
+import type { ScriptEntry, ScriptedProvider } from '../../src/activities/model/scripted';
+import type { ModelProvider } from '../../src/activities/model/provider';
 import { previousScratchpad, startStaged } from '../../src/clients/staged-runs';
 import { updateAgent } from '../../src/clients/agents';
 import { runCycleUpdate } from '../../src/common/messages/agent';
@@ -254,5 +255,55 @@ describe('stagedTask: caps and the prior scratchpad', () => {
     const messages = userMessages(worker);
     expect(messages[0]?.endsWith('## Prior scratchpad\n\nP1')).toBe(true);
     expect(messages[2]?.endsWith('## Prior scratchpad\n\n{"next":"from a cycle"}')).toBe(true);
+  });
+});
+
+describe('stagedTask: stage files travel with the run', () => {
+  it("verification restores what the stages wrote, by reference, into a sandbox that lost it; a stage's read too", async () => {
+    let sandbox = '';
+    // Before each verification and each read, the files vanish from this sandbox, as on a host that never saw them.
+    const forget = (model: ScriptedProvider): ModelProvider => ({
+      spec: model.spec,
+      async complete(request, signal) {
+        const response = await model.complete(request, signal);
+        if (/"(done|fs_read)"/.test(JSON.stringify(response)))
+          fs.rmSync(path.join(sandbox, 'lib'), { recursive: true });
+        return response;
+      },
+    });
+    const worker = await scriptedWorker(
+      env,
+      bundle,
+      [
+        write('lib/sum.js', SUM),
+        write('lib/sum.test.js', TEST),
+        done,
+        { tool: 'fs_read', args: { path: 'lib/sum.js' } },
+        write('lib/sum.js', ADD),
+        done,
+      ],
+      'staged-travel',
+      {},
+      { wrap: forget },
+    );
+    sandbox = worker.tools.sandboxRoot;
+    const { result, id } = await run(worker, { staged: false, verify: 'node --test lib/' });
+    expect(result.outcome).toBe('verified');
+    expect(result.verifications.map((verification) => verification.passed)).toEqual([false, true]);
+    // The repair stage's read found stage 1's file although this sandbox had lost it.
+    expect(userMessages(worker)[4]).toContain(SUM.trim());
+    expect(result.stageFiles?.map((file) => file.path)).toEqual(['lib/sum.test.js', 'lib/sum.js']);
+    const newest = result.stageFiles?.find((file) => file.path === 'lib/sum.js');
+    const entry = await worker.observations.info(newest?.contentId ?? '');
+    expect(entry && (await worker.observations.content(entry))).toBe(ADD);
+    // The verification requests in history carry references only, never the files' content.
+    const events = (await env.client.workflow.getHandle(id).fetchHistory()).events ?? [];
+    const requests = events
+      .map((event) => event.activityTaskScheduledEventAttributes)
+      .filter((scheduled) => scheduled?.activityType?.name === 'runVerification')
+      .map((scheduled) => Buffer.from(scheduled?.input?.payloads?.[0]?.data ?? []).toString('utf-8'));
+    expect(requests).toHaveLength(2);
+    expect(JSON.parse(requests[1] as string).files).toEqual(result.stageFiles);
+    for (const request of requests) expect(request).not.toContain('exports.');
   });
 });

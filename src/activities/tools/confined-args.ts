@@ -46,10 +46,17 @@ export async function findBubblewrap(): Promise<{ path?: string; missing?: strin
   };
 }
 
-/** prlimit in a directory the sandbox mounts. */
-export async function findPrlimit(): Promise<string | undefined> {
-  for (const candidate of ['/usr/bin/prlimit', '/bin/prlimit']) if (await isExecutable(candidate)) return candidate;
+/** A util-linux program (prlimit, setpriv, unshare) in a directory the sandbox mounts. */
+export async function findUtility(name: string): Promise<string | undefined> {
+  for (const directory of ['/usr/bin', '/bin']) {
+    if (await isExecutable(`${directory}/${name}`)) return `${directory}/${name}`;
+  }
   return undefined;
+}
+
+/** prlimit in a directory the sandbox mounts. */
+export function findPrlimit(): Promise<string | undefined> {
+  return findUtility('prlimit');
 }
 
 async function isExecutable(file: string): Promise<boolean> {
@@ -61,29 +68,60 @@ async function isExecutable(file: string): Promise<boolean> {
   }
 }
 
+/** How a root worker's sandbox drops to its user: setpriv and unshare paths, and the ids. */
+export interface DropToUser {
+  uid: number;
+  gid: number;
+  setpriv: string;
+  unshare: string;
+}
+
 interface ArgsOptions {
   root: string;
   argv: string[];
   timeoutMs: number;
   allowNetwork?: boolean;
   prlimit: string;
+  /** A root worker's sandbox user; absent, bwrap runs as the worker in a user namespace of its own. */
+  user?: DropToUser;
   /** A trial run: no sandbox directory mounted. */
   probe?: boolean;
 }
 
-/** bwrap's arguments: namespaces, mounts, then prlimit and the command. */
+/**
+ * bwrap's arguments: namespaces, mounts, then (for a root worker) the drop to the sandbox user, prlimit and the
+ * command. A worker that is not root runs bwrap as itself in a new user namespace, so the program is the worker's
+ * uid on the host. A root worker cannot do that: root in a user namespace is root on the host, which the kernel
+ * exempts from the process cap and whose setuid files are root's. So bwrap runs as root only to build the mounts
+ * (it can reach a sandbox under directories nobody else may enter), keeping only what it needs to switch user;
+ * setpriv then becomes the sandbox user for good (no groups, no capabilities, no_new_privs), and unshare gives that
+ * user a namespace of its own, so the process cap counts this sandbox's processes only.
+ */
 export async function confinementArgs(options: ArgsOptions): Promise<string[]> {
-  const args = ['--unshare-all', '--unshare-user', '--die-with-parent', '--new-session', '--cap-drop', 'ALL'];
-  if (options.allowNetwork) args.push('--share-net');
+  const args = options.user
+    ? ['--unshare-ipc', '--unshare-pid', '--unshare-uts', '--unshare-cgroup-try']
+    : ['--unshare-all', '--unshare-user'];
+  args.push('--die-with-parent', '--new-session', '--cap-drop', 'ALL');
+  if (options.user) {
+    // Search past the sandbox user's own 0700 directory to --chdir there; becoming that user then clears them all.
+    args.push('--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID', '--cap-add', 'CAP_DAC_READ_SEARCH');
+    if (!options.allowNetwork) args.push('--unshare-net');
+  } else if (options.allowNetwork) args.push('--share-net');
   args.push('--hostname', 'sandbox');
   for (const directory of SYSTEM_DIRECTORIES) args.push(...(await mountSystemDirectory(directory)));
+  // Directories bwrap makes on its own are root's alone (0700) when it runs as root: open them to the sandbox user.
+  args.push('--perms', '0755', '--dir', '/etc');
   const etc = options.allowNetwork ? [...ETC_FILES, ...ETC_NETWORK_FILES] : ETC_FILES;
   for (const name of etc) args.push('--ro-bind-try', `/etc/${name}`, `/etc/${name}`);
-  args.push('--proc', '/proc', '--dev', '/dev', '--size', String(CONFINED_LIMITS.tmpBytes), '--tmpfs', '/tmp');
-  if (!options.probe) args.push('--bind', options.root, options.root, '--chdir', options.root);
+  args.push('--proc', '/proc', '--dev', '/dev', '--perms', '1777', '--size', String(CONFINED_LIMITS.tmpBytes));
+  args.push('--tmpfs', '/tmp');
+  if (!options.probe) {
+    for (const parent of parentsToMake(options.root)) args.push('--perms', '0755', '--dir', parent);
+    args.push('--bind', options.root, options.root, '--chdir', options.root);
+  }
   const cpuSeconds = Math.ceil(options.timeoutMs / 1000) + 1;
+  args.push('--', ...dropArgs(options.user));
   args.push(
-    '--',
     options.prlimit,
     `--nproc=${CONFINED_LIMITS.processes}`,
     `--data=${CONFINED_LIMITS.memoryBytes}`,
@@ -94,6 +132,21 @@ export async function confinementArgs(options: ArgsOptions): Promise<string[]> {
     ...options.argv,
   );
   return args;
+}
+
+// The sandbox is mounted at its host path; its parents inside are empty directories, except those mounted above.
+function parentsToMake(root: string): string[] {
+  const mounted = new Set(['/', '/etc', '/proc', '/dev', '/tmp', ...SYSTEM_DIRECTORIES]);
+  const parents: string[] = [];
+  for (let parent = path.dirname(root); !mounted.has(parent); parent = path.dirname(parent)) parents.unshift(parent);
+  return parents;
+}
+
+function dropArgs(user: DropToUser | undefined): string[] {
+  if (user === undefined) return [];
+  const setpriv = [`--reuid=${user.uid}`, `--regid=${user.gid}`, '--clear-groups', '--bounding-set=-all'];
+  setpriv.push('--inh-caps=-all', '--no-new-privs');
+  return [user.setpriv, ...setpriv, '--', user.unshare, '--user', '--'];
 }
 
 // Merged-/usr systems make /bin and /lib symlinks into /usr; they are recreated as symlinks, not bound twice.

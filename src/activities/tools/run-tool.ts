@@ -10,6 +10,7 @@ import { runToolCall } from '.';
 import { errorMessage } from '../../common/error-message';
 import { ObservationStoreError } from '../../common/failure-types';
 import { scratchpadRead } from './scratchpad-read';
+import { recordStageWrite, restoreForRead } from './stage-files';
 import type { ToolOptions } from './types';
 import type { ToolRegistry } from './registry';
 
@@ -47,7 +48,15 @@ async function produce(
   const context = { sandboxRoot: tools.sandboxRoot, signal: tools.signal, cycleId: call.cycleId, step: call.step };
   const external = await registry?.run(call.name, args, { ...context, agentId: call.agentId });
   if (external) return { observation: external.observation, offload: external.policy.offload };
-  return { observation: await runToolCall({ ...call, args }, tools), offload: true };
+  const { stagedRunId } = call;
+  if (stagedRunId && call.name === 'fs_read' && typeof args.path === 'string') {
+    await restoreForRead(stagedRunId, args.path, tools.sandboxRoot, runtime);
+  }
+  const observation = await runToolCall({ ...call, args }, tools);
+  if (stagedRunId && call.name === 'fs_write' && typeof args.content === 'string') {
+    return { observation: await recordStageWrite(stagedRunId, args.content, observation, runtime), offload: true };
+  }
+  return { observation, offload: true };
 }
 
 /** Most bytes of a result kept inline for a tool that must not offload; the rest is cut, saying so. */

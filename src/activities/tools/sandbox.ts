@@ -1,6 +1,7 @@
 import * as fs from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
+import { claimSandbox } from './sandbox-user';
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK, O_NOCTTY } = fs.constants;
 
@@ -13,10 +14,12 @@ export class SandboxError extends Error {
   override readonly name = 'SandboxError';
 }
 
-/** Creates the sandbox root if missing and returns its real path. */
+/** Creates the sandbox root if missing, gives it to the sandbox user (a root worker's), and returns its real path. */
 export async function ensureSandboxRoot(sandboxRoot: string): Promise<string> {
   await fs.mkdir(sandboxRoot, { recursive: true });
-  return fs.realpath(sandboxRoot);
+  const root = await fs.realpath(sandboxRoot);
+  await claimSandbox(root);
+  return root;
 }
 
 /** A regular file opened inside the sandbox. */
@@ -50,7 +53,8 @@ export async function openInSandbox(
   }
 }
 
-function lexicalRelative(userPath: string): string {
+/** `userPath` as a normalized sandbox-relative path; throws a SandboxError for one that is absolute or climbs out. */
+export function lexicalRelative(userPath: string): string {
   if (userPath.includes('\0')) throw new SandboxError('path contains a NUL byte');
   if (path.isAbsolute(userPath)) {
     throw new SandboxError(`absolute paths are not allowed: ${userPath} (use a path relative to the sandbox root)`);
@@ -114,7 +118,7 @@ class Walk {
     }
   }
 
-  // A root worker confines `shell` as the sandbox's owner (see confined.ts), who must be able to change what it writes.
+  // A root worker runs sandboxed programs as the sandbox's owner (sandbox-user.ts), who must be able to change this.
   private async adopt(handle: FileHandle): Promise<void> {
     if (process.getuid?.() !== 0) return;
     const owner = await this.directories[0]!.stat();

@@ -3,6 +3,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { ConfinedRunResult } from './confined';
 import { capture, killGroup } from './process-output';
+import { sweepPrivilegedBits } from './sandbox-sweep';
 
 /**
  * The argument guard an operator may opt in to (SCRATCHPAD_SHELL_UNCONFINED) where bubblewrap cannot run.
@@ -17,7 +18,7 @@ export async function runUnconfined(
   const [program, ...programArgs] = argv;
   checkArgumentsStayInside(programArgs);
   const executable = await findOnPath(program!);
-  return new Promise((resolve, reject) => {
+  const run = await new Promise<Omit<ConfinedRunResult, 'cleared'>>((resolve, reject) => {
     // Only what programs need: the worker's environment holds API keys.
     const env = { PATH: process.env.PATH ?? '', HOME: cwd, LANG: process.env.LANG ?? 'C.UTF-8' };
     const child = spawn(executable, programArgs, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
@@ -38,6 +39,8 @@ export async function runUnconfined(
       resolve({ exitCode, signal, stdout: stdout.text(), stderr: stderr.text(), timedOut, truncated });
     });
   });
+  // Run as the worker, an allowed chmod could still leave a setuid file behind.
+  return { ...run, cleared: (await sweepPrivilegedBits(cwd)).cleared.map((entry) => entry.path) };
 }
 
 function checkArgumentsStayInside(programArgs: string[]): void {

@@ -47,6 +47,7 @@ export async function shell(
     exit_code: run.exitCode,
     stdout: run.truncated ? run.stdout + note : run.stdout,
     stderr: run.stderr,
+    ...(run.cleared.length > 0 ? { setuid_bits_cleared: run.cleared } : {}),
   };
   if (run.timedOut) return { ok: false, result, error: `timed out after ${timeoutMs} ms; the process was killed` };
   if (run.exitCode === 0) return { ok: true, result };

@@ -155,6 +155,8 @@ export const CycleResultSchema = shareable(
     /** Paths `fs_write` wrote, and paths the path cap refused (design.md, Stages). */
     touchedPaths: z.array(z.string()).optional(),
     refusedPaths: z.array(z.string()).optional(),
+    /** What a stage's writes left in the observation store, newest per path (core/staged/input.ts, StageFile). */
+    stageFiles: z.array(z.object({ path: z.string(), contentId: z.string(), sha256: z.string() })).optional(),
     /** The model's run-local notes: the last `scratchpad` field of its tool arguments (design.md, Prior scratchpad). */
     scratchpad: z.string().optional(),
     /** The board entry an accepted `board_write` appended (`VERIFIED e7`): it ended the investigation. */

@@ -44,6 +44,22 @@ export const VerificationSchema = shareable(
 );
 export type Verification = z.infer<ReturnType<typeof VerificationSchema>>;
 
+/** Most files a staged run keeps references to (newest per path); writes to further paths do not travel. */
+export const MAX_STAGE_FILES = 100;
+
+/**
+ * A file a stage wrote, by reference: its sandbox-relative path and where its content sits in the observation store
+ * (with its sha256), so verification on any worker can restore it. Never the content: that stays out of history.
+ */
+export const StageFileSchema = shareable(
+  z.object({
+    path: z.string().min(1).max(4096),
+    contentId: z.string().regex(/^[0-9a-f]{16}$/),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  }),
+);
+export type StageFile = z.infer<ReturnType<typeof StageFileSchema>>;
+
 export const StageRecordSchema = shareable(
   z.object({
     kind: z.enum(['stage', 'correction', 'repair']),
@@ -70,6 +86,8 @@ export const StagedResultSchema = shareable(
     verifications: z.array(VerificationSchema()),
     /** Every path the stages wrote; the files stay in the sandbox whatever the outcome. */
     files: z.array(z.string()),
+    /** Where the newest content of each written path is stored (at most {@link MAX_STAGE_FILES}). */
+    stageFiles: z.array(StageFileSchema()).optional(),
     /** The model's last run-local notes; what `--prior-scratchpad last` reads. */
     scratchpad: z.string().optional(),
     usage: UsageSchema(),

@@ -22,6 +22,8 @@ export const ToolCallInputSchema = shareable(
     agentId: z.string().max(1000).optional(),
     /** A research investigation's board (the supervisor's id): `web_fetch` refuses the URLs it has tombstoned. */
     boardId: z.string().min(1).max(1000).optional(),
+    /** A staged run's stage: `fs_write` also stores what it wrote under the run, `fs_read` restores it first. */
+    stagedRunId: z.string().min(1).max(1000).optional(),
   }),
 );
 export type ToolCallInput = z.infer<ReturnType<typeof ToolCallInputSchema>>;

@@ -25,7 +25,7 @@ export interface CycleFeature {
   /** Sees what a `runTool` call returned. */
   observe?(action: Action, observation: Observation): void;
   /** Fields every `runTool` call of this cycle carries, e.g. the research board `web_fetch` checks tombstones on. */
-  readonly callContext?: Pick<ToolCallInput, 'boardId'>;
+  readonly callContext?: Pick<ToolCallInput, 'boardId' | 'stagedRunId'>;
   /** The work tools offered at this iteration, narrowed. */
   offer?(tools: readonly string[]): string[];
   /** The user message with what the feature appends to it. */

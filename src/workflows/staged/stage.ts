@@ -3,6 +3,7 @@ import type { Action } from '../../core/cycle/parse';
 import type { Handled } from '../../core/cycle/plan-calls';
 import type { Observation } from '../../core/tools/observation';
 import { normalizePath, pathCapRefusal } from '../../core/staged/rules';
+import type { StageFile } from '../../core/staged/input';
 import type { CycleRun } from '../cycle/cycle-run';
 import type { CycleFeature } from '../cycle/tool-handler';
 
@@ -12,16 +13,22 @@ const MAX_FILES_PER_CALL = 10;
 /**
  * One stage of a staged run (design.md, Staged runs): the stage's context appended to the user message, a cap on
  * the distinct paths `fs_write` may touch (a write to one more is refused with an observation), and `write_files`,
- * several `fs_write`s in one reply under the same cap. The result lists the paths written and refused.
+ * several `fs_write`s in one reply under the same cap. Its tool calls name the run, so what `fs_write` writes also
+ * goes to the observation store and a read on another worker finds it. The result lists the paths written and
+ * refused, and where the newest content of each written path is stored.
  */
 export function stageFeature(input: InputOf<'stage'>): CycleFeature {
   const touched: string[] = [];
   const refused: string[] = [];
+  const files: StageFile[] = [];
   const { context, maxPaths } = input.stage;
+  // A stage's cycle id is `<staged run id>/<label>` (common/ids.ts, stageCycleId).
+  const stagedRunId = input.cycleId?.slice(0, Math.max(0, input.cycleId.lastIndexOf('/'))) || undefined;
   const pathOf = (action: Action) =>
     action.tool === 'fs_write' && typeof action.args.path === 'string' ? action.args.path : undefined;
   return {
     handlers: { write_files: writeFiles },
+    ...(stagedRunId ? { callContext: { stagedRunId } } : {}),
     refuse(action) {
       const path = pathOf(action);
       const refusal = path === undefined ? undefined : pathCapRefusal(touched, path, maxPaths);
@@ -30,13 +37,27 @@ export function stageFeature(input: InputOf<'stage'>): CycleFeature {
     },
     observe(action, observation) {
       const path = pathOf(action);
-      if (path !== undefined && observation.ok && !touched.includes(normalizePath(path))) {
-        touched.push(normalizePath(path));
-      }
+      if (path === undefined || !observation.ok) return;
+      if (!touched.includes(normalizePath(path))) touched.push(normalizePath(path));
+      const file = storedFile(normalizePath(path), observation);
+      if (file === undefined) return;
+      const index = files.findIndex((known) => known.path === file.path);
+      if (index >= 0) files.splice(index, 1);
+      files.push(file);
     },
     decoratePrompt: (prompt) => (context ? `${prompt}\n\n${context}` : prompt),
-    result: () => ({ touchedPaths: [...touched], ...(refused.length > 0 ? { refusedPaths: [...refused] } : {}) }),
+    result: () => ({
+      touchedPaths: [...touched],
+      ...(refused.length > 0 ? { refusedPaths: [...refused] } : {}),
+      ...(files.length > 0 ? { stageFiles: [...files] } : {}),
+    }),
   };
+}
+
+/** The reference `fs_write` returned for what it stored, if it stored it (activities/tools/stage-files.ts). */
+function storedFile(path: string, observation: Observation): StageFile | undefined {
+  const { content_id: contentId, sha256 } = observation;
+  return typeof contentId === 'string' && typeof sha256 === 'string' ? { path, contentId, sha256 } : undefined;
 }
 
 /** Each file is an `fs_write` through the cycle's `runTool`, so the path cap sees every one. */

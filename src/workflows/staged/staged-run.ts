@@ -1,4 +1,4 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { patched, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import type { CycleInput, CycleResult } from '../../core/cycle/input';
 import { type Usage, ZERO_USAGE, addUsage } from '../../core/cycle/model';
@@ -7,7 +7,13 @@ import { parseAction } from '../../core/cycle/parse';
 import { defaultScratchpad, enqueueTasks } from '../../core/scratchpad/scratchpad';
 import { NO_OP_CORRECTION, buildPlanPrompt, buildStageContext, parsePlan } from '../../core/staged/rules';
 import { scratchpadFromArgs, withPriorScratchpad } from '../../core/cycle/run-notes';
-import type { ParsedStagedInput, StageRecord, Verification } from '../../core/staged/input';
+import {
+  MAX_STAGE_FILES,
+  type ParsedStagedInput,
+  type StageFile,
+  type StageRecord,
+  type Verification,
+} from '../../core/staged/input';
 import type { StagedProgress } from '../../common/messages/staged';
 import { stageCycleId } from '../../common/ids';
 import { modelActivityOptions } from '../cycle/activity-options';
@@ -36,6 +42,11 @@ export class StagedRun {
   readonly stages: StageRecord[] = [];
   readonly verifications: Verification[] = [];
   readonly files: string[] = [];
+  /**
+   * Where the newest content of each written path is stored, oldest write first, for verification to restore on
+   * whichever worker runs it. At most MAX_STAGE_FILES paths (4 KB each at most): well within a payload.
+   */
+  readonly stageFiles: StageFile[] = [];
   /** The model's latest run-local notes. */
   notes?: string;
   usage: Usage = ZERO_USAGE;
@@ -127,6 +138,7 @@ export class StagedRun {
     this.usage = addUsage(this.usage, result.usage);
     if (result.scratchpad !== undefined) this.notes = result.scratchpad;
     for (const path of result.touchedPaths ?? []) if (!this.files.includes(path)) this.files.push(path);
+    for (const file of result.stageFiles ?? []) this.keepFile(file);
     if (result.outcome === 'failed') this.failure = `${label} failed: ${result.error ?? 'unknown error'}`;
     const record: StageRecord = {
       kind,
@@ -140,13 +152,24 @@ export class StagedRun {
     return record;
   }
 
-  /** Runs the verification command; its output is stored for `readerLabel`, the repair stage that would read it. */
+  private keepFile(file: StageFile): void {
+    const index = this.stageFiles.findIndex((known) => known.path === file.path);
+    if (index >= 0) this.stageFiles.splice(index, 1);
+    else if (this.stageFiles.length >= MAX_STAGE_FILES) return;
+    this.stageFiles.push(file);
+  }
+
+  /**
+   * Runs the verification command after restoring the stages' files into the sandbox of whichever worker runs it;
+   * its output is stored for `readerLabel`, the repair stage that would read it.
+   */
   async verify(command: string, readerLabel: string): Promise<Verification> {
     const verification = await this.activities.runVerification({
       agentId: this.input.agentId,
       turnId: stageCycleId(this.runId, readerLabel),
       command,
       timeoutMs: this.input.verifyTimeoutMs,
+      ...(this.stageFiles.length > 0 && patched('staged-files') ? { files: this.stageFiles } : {}),
     });
     this.verifications.push(verification);
     return verification;

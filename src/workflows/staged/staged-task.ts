@@ -41,6 +41,7 @@ export async function stagedTask(rawInput: StagedInput): Promise<StagedResult> {
     stages: run.stages,
     verifications: run.verifications,
     files: run.files,
+    ...(run.stageFiles.length > 0 ? { stageFiles: run.stageFiles } : {}),
     ...(run.notes !== undefined ? { scratchpad: run.notes } : {}),
     usage: run.usage,
     ...(error ? { error } : {}),
