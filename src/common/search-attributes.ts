@@ -9,6 +9,7 @@ export const SEARCH_ATTRIBUTES = {
   CycleCount: 'INT',
   LastOutcome: 'KEYWORD',
   ResearchRun: 'KEYWORD',
+  AwaitingApproval: 'BOOL',
 } as const satisfies Record<string, SearchAttributeType>;
 
 /** Name of one of the project's custom search attributes. */
@@ -28,3 +29,6 @@ export const lastOutcomeKey = defineSearchAttributeKey('LastOutcome', SEARCH_ATT
 
 /** Typed key marking a research supervisor with its run id; its outcome goes in `CycleOutcome`. */
 export const researchRunKey = defineSearchAttributeKey('ResearchRun', SEARCH_ATTRIBUTES.ResearchRun);
+
+/** Typed key set while a workflow (an agent, or the cycle itself) waits for a person to decide on a tool call. */
+export const awaitingApprovalKey = defineSearchAttributeKey('AwaitingApproval', SEARCH_ATTRIBUTES.AwaitingApproval);

@@ -12,6 +12,7 @@ import type {
   WakeArgs,
 } from '../../core/agent/agent';
 import type { Scratchpad } from '../../core/scratchpad/scratchpad';
+import type { Decision, DecisionArgs, PendingApproval } from '../../core/tools/approval';
 
 /** A chat turn: respond, then reflect; returns the reply once the cycle is adopted. */
 export const sendUpdate = defineUpdate<SendResult, [SendArgs]>('send');
@@ -36,3 +37,8 @@ export const scratchpadQuery = defineQuery<Scratchpad>('scratchpad');
 export const cyclesQuery = defineQuery<CycleRecord[]>('cycles');
 export const statusQuery = defineQuery<AgentStatus>('status');
 export const directivesQuery = defineQuery<DirectiveRecord[]>('directives');
+
+/** Approves or denies a tool call one of the agent's cycles waits on (validated: unknown or decided ids refused). */
+export const decideUpdate = defineUpdate<Decision, [DecisionArgs]>('decide');
+/** Tool calls the agent's running cycle waits on for a decision. */
+export const approvalsQuery = defineQuery<PendingApproval[]>('approvals');

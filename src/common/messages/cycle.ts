@@ -1,6 +1,7 @@
-import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { TraceEntry } from '../../core/cycle/input';
 import type { Scratchpad } from '../../core/scratchpad/scratchpad';
+import type { Decision, DecisionArgs, PendingApproval } from '../../core/tools/approval';
 
 /** The state the cycle started from: the `<cycle>_before.yaml` snapshot (design.md, last_updated and snapshots). */
 export const beforeQuery = defineQuery<Scratchpad>('before');
@@ -12,3 +13,7 @@ export const afterQuery = defineQuery<Scratchpad | null>('after');
 export const traceQuery = defineQuery<TraceEntry[]>('trace');
 /** A user directive: the model sees it as `USER DIRECTIVE` from the cycle's next iteration on. */
 export const directiveSignal = defineSignal<[string]>('directive');
+/** Approves or denies a call this cycle waits on; a research worker's or a stage's cycle is decided here directly. */
+export const cycleDecideUpdate = defineUpdate<Decision, [DecisionArgs]>('decide');
+/** Calls this cycle waits on for a decision. */
+export const cycleApprovalsQuery = defineQuery<PendingApproval[]>('approvals');
