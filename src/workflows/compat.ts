@@ -28,6 +28,13 @@ export const PATCHES: readonly CompatPatch[] = [
     since: '0.4.0',
   },
   {
+    id: 'research-bounded-loop',
+    why:
+      'a research supervisor also wakes when its history is due to continue as new (a flood of dropped messages grows ' +
+      'it without changing the board), and ends incomplete rather than hand over a board past the payload budget',
+    since: '0.4.0',
+  },
+  {
     id: 'research-mirror-lane',
     why:
       'a research run with a Redis mirror mirrors beside its loop (batches it does not await, bounded retries, a ' +

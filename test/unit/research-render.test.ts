@@ -18,6 +18,7 @@ const status: ResearchStatus = {
     usageByModel: {},
     costUsd: 0,
   },
+  notes: [],
 };
 
 function board(...drafts: [Author, Draft][]): BoardEntry[] {

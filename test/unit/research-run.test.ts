@@ -166,22 +166,37 @@ describe('ResearchRun: user directives', () => {
 });
 
 describe('ResearchRun: usage', () => {
-  it("counts a worker's usage once its write is accepted, and the supervisor's planning calls", () => {
+  it("counts a worker's usage from the write that ends its investigation, once, and the supervisor's planning calls", () => {
     const run = started();
     run.countUsage('scripted:planner', usage(10));
 
+    // A claim does not end the investigation: usage riding it is not counted.
+    run.appendWrite({ author: w1, draft: claim }, { author: w1, draft: claim, usageByModel: { x: usage(99) } }, NOW);
     run.appendWrite(
-      { author: w1, draft: claim },
-      { author: w1, draft: claim, usageByModel: { 'claude-sonnet-4-6': usage(1_000_000) } },
+      { author: w1, draft: verified },
+      { author: w1, draft: verified, usageByModel: { 'claude-sonnet-4-6': usage(1_000_000) } },
       NOW,
     );
-    expect(() =>
-      run.appendWrite({ author: w1, draft: claim }, { author: w1, draft: claim, usageByModel: { x: usage(99) } }, NOW),
-    ).toThrow();
 
     expect(run.usage.usage).toEqual(usage(1_000_010));
     expect(run.usage.usageByModel).toEqual({ 'scripted:planner': usage(10), 'claude-sonnet-4-6': usage(1_000_000) });
     expect(run.usage.costUsd).toBeCloseTo(3);
+  });
+
+  it('refuses a forged report of absurd usage in the validator, and hands over which workers it counted', () => {
+    const run = started();
+    run.appendWrite({ author: w1, draft: claim }, { author: w1, draft: claim }, NOW);
+    const forged = { author: w1, draft: verified, usageByModel: { x: usage(1e12), y: usage(1e12) } };
+
+    expect(() => run.validate(forged)).toThrow(/invalid usage on a worker's VERIFIED write: usage of 2000000000000/);
+    run.appendWrite(
+      { author: w1, draft: verified },
+      { author: w1, draft: verified, usageByModel: { m: usage(5) } },
+      NOW,
+    );
+
+    expect(run.usage.usage).toEqual(usage(5));
+    expect(run.handover().usageCounted).toEqual(['w1']);
   });
 });
 
@@ -199,7 +214,8 @@ describe('ResearchRun: continue-as-new', () => {
     expect(next.entries).toEqual(run.entries);
     expect([...next.active]).toEqual(['w1']);
     expect([...next.spawned]).toEqual(['w1']);
-    expect(next).toMatchObject({ nextWorker: 5, directivesRead: 1, startedAt: NOW, generation: 1, mirrored: 3 });
+    // The mirror had caught up with nothing: the next run mirrors from the first entry.
+    expect(next).toMatchObject({ nextWorker: 5, directivesRead: 1, startedAt: NOW, generation: 1, mirrored: 0 });
     expect(next.usage.usageByModel).toEqual({ 'scripted:planner': usage(7) });
     expect(next.strategy?.id).toBe('e1');
   });

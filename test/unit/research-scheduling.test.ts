@@ -1,5 +1,12 @@
-import { type Author, type BoardEntry, type Draft, checkWrite, latestStrategy } from '../../src/core/research/board';
-import { strategyOf } from '../../src/core/research/run';
+import {
+  type Author,
+  BOARD_LIMITS,
+  type BoardEntry,
+  type Draft,
+  checkWrite,
+  latestStrategy,
+} from '../../src/core/research/board';
+import { strategyOf, workerGoal } from '../../src/core/research/run';
 import {
   type SchedulingOptions,
   type SchedulingState,
@@ -220,15 +227,75 @@ describe('the supervisor scheduling: one row per decision', () => {
     expect(planEvaluation(state, { ...options, ...changes }).map(summary)).toEqual(expected);
   });
 
-  it('revises STRATEGY by reading every unread directive into its goal, for workers spawned from now on', () => {
+  it('revises STRATEGY with the directives new since the last one; workers spawned from now on are briefed with them', () => {
     const entries = boardOf(strategy('revenue'), directive('first'), claim('revenue', 'w1'), directive('second'));
     const [step] = planEvaluation(stateOf(entries, { ...running('w1'), directivesRead: 1 }), options);
 
     expect(step).toMatchObject({ kind: 'revise', directivesRead: 2 });
     if (step?.kind !== 'revise') return;
     expect(step.draft.body.directives).toEqual(['second']);
-    expect(step.draft.body.goal).toBe('Acme?\nDirectives:\n- second');
+    expect(step.draft.body.goal).toBe('Acme?');
     expect(step.draft.body.assigned).toEqual([{ entity: 'Acme', field: 'revenue', worker: 'w1' }]);
+    const revised = boardOf(strategy('revenue'), directive('first'), [supervisor, step.draft]);
+    expect(workerGoal(revised, 'Acme?')).toBe('Acme?\nDirectives:\n- second');
+  });
+
+  it('records each directive in one STRATEGY only, however many revisions follow', () => {
+    const entries = boardOf(strategy('revenue'), claim('revenue', 'w1'));
+    const push = ([author, draft]: [Author, Draft]) =>
+      entries.push({ id: `e${entries.length + 1}`, author, turn: 1, createdAt: '', ...draft } as BoardEntry);
+    let directivesRead = 0;
+    for (const text of ['one', 'two', 'three']) {
+      push(directive(text));
+      const [step] = planEvaluation(stateOf(entries, { ...running('w1'), directivesRead }), options);
+      if (step?.kind !== 'revise') throw new Error(`expected a revision, got ${step?.kind}`);
+      push([supervisor, step.draft]);
+      directivesRead = step.directivesRead;
+    }
+
+    const strategies = entries.filter((entry) => entry.type === 'STRATEGY');
+    expect(strategies.map((entry) => (entry.type === 'STRATEGY' ? entry.body.directives : []))).toEqual([
+      [],
+      ['one'],
+      ['two'],
+      ['three'],
+    ]);
+    expect(new Set(strategies.map((entry) => (entry.type === 'STRATEGY' ? entry.body.goal : '')))).toEqual(
+      new Set(['Acme?']),
+    );
+    expect(workerGoal(entries, 'Acme?')).toBe('Acme?\nDirectives:\n- one\n- two\n- three');
+  });
+
+  it('reads at most a STRATEGY list of directives at once; the rest at the next evaluation', () => {
+    const many = Array.from({ length: BOARD_LIMITS.list + 6 }, (_, index) => directive(`d${index}`));
+    const entries = boardOf(strategy('revenue'), claim('revenue', 'w1'), ...many);
+    const [step] = planEvaluation(stateOf(entries, running('w1')), options);
+
+    expect(step).toMatchObject({ kind: 'revise', directivesRead: BOARD_LIMITS.list });
+    if (step?.kind !== 'revise') return;
+    expect(step.draft.body.directives).toHaveLength(BOARD_LIMITS.list);
+    const [next] = planEvaluation(stateOf(entries, { ...running('w1'), directivesRead: BOARD_LIMITS.list }), options);
+    expect(next).toMatchObject({ kind: 'revise', directivesRead: BOARD_LIMITS.list + 6 });
+  });
+
+  it('briefs workers with the newest directives that fit the goal cap', () => {
+    const long = (n: number) => `${n}`.padEnd(600, '.');
+    const read = [1, 2, 3, 4].map(long);
+    const body = {
+      ...strategyOf({ goal: 'Acme?', entities: ['Acme'], fields: ['revenue'] }, workerId),
+      directives: read,
+    };
+    const entries = boardOf(strategy('revenue'), [supervisor, { type: 'STRATEGY', body }]);
+
+    const goal = workerGoal(entries, 'Acme?');
+
+    expect(goal.length).toBeLessThanOrEqual(BOARD_LIMITS.text);
+    expect(goal).toBe(
+      `Acme?\nDirectives:\n${read
+        .slice(1)
+        .map((text) => `- ${text}`)
+        .join('\n')}`,
+    );
   });
 
   it('re-delegates under the next worker number, and counts on from it', () => {

@@ -86,7 +86,7 @@ describe('the schemas at the edges', () => {
       author: { role: 'user', id: 'user' },
       draft: { type: 'USER_DIRECTIVE', body: { text: 'prefer filings' } },
     });
-    expect(UserDirectiveSchema().parse({ text: 'x'.repeat(3000), by: ' ada ' }).draft.body.text).toHaveLength(2000);
+    expect(UserDirectiveSchema().safeParse({ text: 'x'.repeat(2001), by: ' ada ' }).success).toBe(false);
     expect(UserDirectiveSchema().parse({ text: 'x', by: ' ada ' }).author.id).toBe('ada');
   });
 

@@ -22,28 +22,39 @@ const MirrorRequestSchema = z.object({
   /** The run ended: set the TTL. */
   final: z.boolean(),
 });
-export type MirrorRequest = Omit<z.infer<typeof MirrorRequestSchema>, 'entries'> & { entries: BoardEntry[] };
+/** A board entry as mirrored; an entry too large for one batch goes as a stub with its id and type. */
+export type MirroredEntry = Pick<BoardEntry, 'id' | 'type' | 'author' | 'turn' | 'createdAt'> & { body: object };
+export type MirrorRequest = Omit<z.infer<typeof MirrorRequestSchema>, 'entries'> & { entries: MirroredEntry[] };
 
 export function mirrorKey(runId: string): string {
   return `scratchpad:${runId}`;
 }
 
+// One attempt fails fast when Redis is down or silent; Temporal retries it, and the supervisor gives up after a few.
+const ATTEMPT_OPTIONS = {
+  lazyConnect: true,
+  connectTimeout: 5000,
+  commandTimeout: 5000,
+  maxRetriesPerRequest: 0,
+  retryStrategy: () => null,
+} as const;
+
 /**
  * The Redis mirror of a research board (`SCRATCHPAD_BOARD`): every accepted entry `RPUSH`ed to `scratchpad:{runId}`,
  * idempotent by entry id; a TTL once the run ends. Temporal stays the authority; readers that do not speak it read
- * this. A connection per call: the supervisor mirrors once per evaluation, and nothing is left open in the worker.
+ * this. A connection per call: the supervisor mirrors one batch at a time, and nothing is left open in the worker.
  */
 export async function mirrorEntries(rawRequest: MirrorRequest): Promise<{ pushed: number }> {
   const request = parseWorkflowInput(MirrorRequestSchema, rawRequest, ResearchError.BadInput, 'mirror request');
-  const redis = new Redis(request.url, { maxRetriesPerRequest: 2, lazyConnect: true });
+  const redis = new Redis(request.url, ATTEMPT_OPTIONS);
   redis.on('error', () => undefined);
   try {
     await redis.connect();
     const key = mirrorKey(request.runId);
     const ids = `${key}:ids`;
-    for (const entry of request.entries) {
-      await redis.eval(PUSH_ONCE, 2, key, ids, entry.id, JSON.stringify(entry));
-    }
+    const pipeline = redis.pipeline();
+    for (const entry of request.entries) pipeline.eval(PUSH_ONCE, 2, key, ids, entry.id, JSON.stringify(entry));
+    for (const [error] of (await pipeline.exec()) ?? []) if (error) throw error;
     if (request.final) {
       await redis.expire(key, MIRROR_TTL_SECONDS);
       await redis.expire(ids, MIRROR_TTL_SECONDS);

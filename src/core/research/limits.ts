@@ -14,6 +14,34 @@ export const BOARD_LIMITS = {
 } as const;
 
 /**
+ * Caps on what users' directives can grow. Anyone who may publish to the board's Redis can send them, so each has a
+ * bound: the Redis bridge and the `directive` signal apply the same text cap and rate.
+ */
+export const DIRECTIVE_LIMITS = {
+  /** Longest directive, in characters: a longer one is refused whole, never cut. */
+  text: BOARD_LIMITS.text,
+  /** USER_DIRECTIVE entries one run holds; later directives are dropped with a note. */
+  perRun: 200,
+  /** Directives a run accepts per minute of workflow time, and the bridge forwards per minute and run. */
+  perMinute: 10,
+  /** Directives held while the supervisor plans its first STRATEGY. */
+  held: 10,
+  /** Longest message id a publisher or the bridge may give. */
+  id: 128,
+  /** Message ids a run remembers to drop a second copy of the same message. */
+  rememberedIds: 256,
+} as const;
+
+/** Most notes a run keeps for the user (dropped directives, the mirror); each repeats as a count, not a new line. */
+export const MAX_RUN_NOTES = 20;
+
+/**
+ * Most tokens, all models and fields together, one worker may report with the write that ends its investigation:
+ * far above any real investigation (50 turns of a million-token context), far below a forged 10^15.
+ */
+export const MAX_WORKER_REPORT_TOKENS = 1e9;
+
+/**
  * Most facts (entities × fields) a planned run may have. Each fact costs at least one worker, so a model that
  * names hundreds of entities must not turn one question into hundreds of child workflows.
  */

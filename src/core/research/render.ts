@@ -73,5 +73,12 @@ export function renderBoard(entries: readonly BoardEntry[], status: ResearchStat
   });
   const missing =
     status.missing.length > 0 ? [`### missing\n${status.missing.map((m) => `- ${literal(m)}`).join('\n')}`] : [];
-  return [head, ...sections, ...missing].join('\n\n').slice(0, 20_000);
+  const { mirror } = status;
+  const mirrorLine = mirror
+    ? [`- mirror: ${mirror.state}, ${mirror.mirrored} entries mirrored, ${mirror.pending} not`]
+    : [];
+  const notes = [...status.notes.map((note) => `- ${literal(note)}`), ...mirrorLine];
+  // Notes come first: a dropped directive or a mirror outage must show, however long the board is.
+  const noted = notes.length > 0 ? [`### notes\n${notes.join('\n')}`] : [];
+  return [head, ...noted, ...sections, ...missing].join('\n\n').slice(0, 20_000);
 }

@@ -1,5 +1,15 @@
 import { z } from 'zod';
-import { BOARD_LIMITS, type BoardEntry, BoardEntrySchema, type EntryBody, type FactView, facts } from './board';
+import {
+  BOARD_LIMITS,
+  type BoardEntry,
+  BoardEntrySchema,
+  type EntryBody,
+  type EntryOf,
+  type FactView,
+  facts,
+} from './board';
+import { DIRECTIVE_LIMITS, MAX_RUN_NOTES } from './limits';
+import { RunNoteSchema } from './notes';
 import type { ResearchPlan } from './plan';
 import { type Usage, UsageSchema } from '../cycle/model';
 import { shareable } from '../shareable';
@@ -62,6 +72,14 @@ export const ResearchHandoverSchema = shareable(
     generation: z.number().int().nonnegative(),
     /** Usage counted so far: the supervisor's planning and finished workers'. */
     usageByModel: z.record(z.string(), UsageSchema()).optional(),
+    /** Workers whose reported usage is counted: a worker's counts once. Absent from runs before it: none. */
+    usageCounted: z.array(workflowId).optional(),
+    /** Entries the Redis mirror holds; absent from runs that mirrored everything before continuing: all. */
+    mirrored: z.number().int().nonnegative().optional(),
+    notes: z.array(RunNoteSchema()).max(MAX_RUN_NOTES).optional(),
+    /** The directive intake's memory (core/research/directives.ts). */
+    directiveIds: z.array(z.string().max(DIRECTIVE_LIMITS.id)).max(DIRECTIVE_LIMITS.rememberedIds).optional(),
+    directiveTimes: z.array(z.number().int().nonnegative()).max(DIRECTIVE_LIMITS.perMinute).optional(),
   }),
 );
 // The schema checks each entry against its type's body; the type names that body.
@@ -69,27 +87,7 @@ export type ResearchHandover = Omit<z.output<ReturnType<typeof ResearchHandoverS
   entries: BoardEntry[];
 };
 
-// The text is cut to the board's limit, but one far beyond it is dropped; an author left out, null or blank is `user`.
-/** The `directive` signal's argument, read as the USER_DIRECTIVE it appends. */
-export const UserDirectiveSchema = shareable(
-  z
-    .object({
-      text: z
-        .string()
-        .max(BOARD_LIMITS.answer)
-        .transform((text) => text.trim().slice(0, BOARD_LIMITS.text))
-        .pipe(z.string().min(1, 'a directive needs some text')),
-      by: z
-        .string()
-        .max(BOARD_LIMITS.text)
-        .nullish()
-        .transform((by) => by?.trim().slice(0, BOARD_LIMITS.name) || 'user'),
-    })
-    .transform(({ text, by }) => ({
-      author: { role: 'user' as const, id: by },
-      draft: { type: 'USER_DIRECTIVE' as const, body: { text } },
-    })),
-);
+export { UserDirectiveSchema } from './directives';
 
 export type ResearchOutcome = 'running' | 'complete' | 'incomplete';
 
@@ -106,6 +104,29 @@ export interface ResearchResult {
   board: BoardEntry[];
   /** Model usage of the run: the supervisor's planning, and its workers' investigations and sub-agents. */
   usage?: ResearchUsage;
+  /** What the run dropped or gave up on (directives, the mirror), one line per kind. */
+  notes?: string[];
+  mirror?: MirrorStatus;
+}
+
+/** Where the Redis mirror stands: entries it holds and not yet, and whether it is behind after giving up. */
+export interface MirrorStatus {
+  state: 'mirroring' | 'caught up' | 'gave up';
+  mirrored: number;
+  pending: number;
+  /** Why it last gave up. */
+  error?: string;
+}
+
+/** The mirror's status as the lane left it, counted against the board as it stands now. */
+export function mirrorStatus(
+  lane: Pick<MirrorStatus, 'state' | 'error'>,
+  entries: number,
+  mirrored: number,
+): MirrorStatus {
+  const pending = entries - mirrored;
+  const state = lane.state === 'caught up' && pending > 0 ? 'mirroring' : lane.state;
+  return { state, mirrored, pending, ...(lane.error !== undefined && { error: lane.error }) };
 }
 
 export interface ResearchStatus {
@@ -118,6 +139,10 @@ export interface ResearchStatus {
   missing: string[];
   /** Model usage so far: the supervisor's planning, and workers whose investigation has ended. */
   usage: ResearchUsage;
+  /** Directives dropped and why, the mirror giving up: what the user should know, one line per kind. */
+  notes: string[];
+  /** With a mirror (`SCRATCHPAD_BOARD`). */
+  mirror?: MirrorStatus;
 }
 
 /** What the supervisor hands one worker. */
@@ -167,12 +192,37 @@ export function strategyOf(plan: ResearchPlan, workerId: (n: number) => string):
   };
 }
 
-/** A STRATEGY revised by user directives: the goal carries them, so workers spawned from now on follow them. */
+/** A goal as the plan wrote it: before directives were read into goals (runs from earlier versions) too. */
+function planGoal(goal: string): string {
+  return goal.split('\nDirectives:')[0] ?? goal;
+}
+
+/**
+ * A STRATEGY revised by user directives: it lists only the directives new since the last STRATEGY, so each
+ * directive is recorded once however many revisions follow; the goal stays the plan's.
+ */
 export function reviseStrategy(strategy: EntryBody<'STRATEGY'>, directives: string[]): EntryBody<'STRATEGY'> {
-  const all = [...strategy.directives, ...directives].slice(-BOARD_LIMITS.list);
-  const base = strategy.goal.split('\nDirectives:')[0] ?? strategy.goal;
-  const goal = `${base}\nDirectives:\n${all.map((text) => `- ${text}`).join('\n')}`.slice(0, BOARD_LIMITS.text);
-  return { ...strategy, goal, directives: all };
+  return { ...strategy, goal: planGoal(strategy.goal), directives: directives.slice(0, BOARD_LIMITS.list) };
+}
+
+/**
+ * The goal a worker is briefed with: the plan's, then the directives read into STRATEGY so far, the newest kept
+ * when they do not all fit the board's text cap.
+ */
+export function workerGoal(entries: readonly BoardEntry[], question: string): string {
+  const strategies = entries.filter((entry): entry is EntryOf<'STRATEGY'> => entry.type === 'STRATEGY');
+  const latest = strategies.at(-1);
+  const base = latest ? planGoal(latest.body.goal) : question;
+  // Revisions from before each listed every directive so far: a text counts once, where it was last listed.
+  const read = [...new Set(strategies.flatMap((entry) => entry.body.directives).reverse())];
+  const kept: string[] = [];
+  let length = base.length + '\nDirectives:'.length;
+  for (const text of read) {
+    if (length + text.length + 3 > BOARD_LIMITS.text) break;
+    length += text.length + 3;
+    kept.unshift(text);
+  }
+  return kept.length === 0 ? base : `${base}\nDirectives:\n${kept.map((text) => `- ${text}`).join('\n')}`;
 }
 
 /** The answer over VERIFIED facts only, each claim carrying its citation. */

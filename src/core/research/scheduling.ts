@@ -1,4 +1,5 @@
 import {
+  BOARD_LIMITS,
   type BoardEntry,
   type Draft,
   type EntryBody,
@@ -78,11 +79,13 @@ export function* evaluationSteps(view: SchedulingView, options: SchedulingOption
   const unread = directives.slice(view.directivesRead);
   const strategy = latestStrategy(view.entries);
   if (unread.length > 0 && strategy) {
+    // A revision lists a directive once; more than a STRATEGY may list wait for the next evaluation.
+    const read = unread.slice(0, BOARD_LIMITS.list);
     const body = reviseStrategy(
       strategy.body,
-      unread.map((entry) => entry.body.text),
+      read.map((entry) => entry.body.text),
     );
-    yield { kind: 'revise', draft: { type: 'STRATEGY', body }, directivesRead: directives.length };
+    yield { kind: 'revise', draft: { type: 'STRATEGY', body }, directivesRead: view.directivesRead + read.length };
   }
   for (const fact of facts(view.entries)) {
     if (fact.latest?.type !== 'FAILED_URL') continue;

@@ -3,29 +3,31 @@ import {
   type Author,
   type BoardEntry,
   type Draft,
-  DraftSchema,
-  AuthorSchema,
   checkWrite,
   facts,
   latestStrategy,
+  synthesisOf,
 } from '../../core/research/board';
+import { RESEARCH_BYTES, linesWithin, listWithin } from '../../core/research/board-budget';
+import { DirectiveIntake } from '../../core/research/directives';
+import { type RunNote, addNote, noteLines } from '../../core/research/notes';
 import {
   describeMissing,
+  type MirrorStatus,
+  mirrorStatus,
   type ParsedResearchInput,
   type ResearchHandover,
   type ResearchOutcome,
   type ResearchStatus,
   type ResearchUsage,
 } from '../../core/research/run';
+import { PAYLOAD_BUDGET_BYTES, payloadBytes } from '../../core/payload';
 import { totalCost } from '../../core/cycle/cost';
-import { type Usage, UsageByModelSchema, mergeUsageByModel, totalUsage } from '../../core/cycle/model';
+import { type Usage, mergeUsageByModel, totalUsage } from '../../core/cycle/model';
 import { ResearchError } from '../../common/failure-types';
 import type { WriteRequest } from '../../common/messages/research';
-
-/** A refused write: the update fails with this, and the board is unchanged. */
-export class RefusedWrite extends Error {
-  override readonly name = 'RefusedWrite';
-}
+import { RefusedWrite, parseWriteRequest } from './write-request';
+export { RefusedWrite };
 
 /**
  * The supervisor's state: the append-only board, the workers running, and the outcome. Updates, signals and the
@@ -46,11 +48,20 @@ export class ResearchRun {
   dirty = true;
   turn = 0;
   readonly supervisor: Author;
-  /** Entries accepted since the mirror last caught up. */
+  /** Entries the mirror holds: the first `mirrored` of `entries`. */
   mirrored = 0;
+  /** Set by the mirror lane (mirror-lane.ts) when the run mirrors. */
+  mirror?: Pick<MirrorStatus, 'state' | 'error'>;
+  /** What the user should know beside the board: dropped directives, the mirror giving up. */
+  notes: RunNote[];
+  /** JSON bytes of `entries`, counted as they land: the board's size is checked on every directive and turn. */
+  boardBytes: number;
   private readonly early: { author: Author; draft: Draft }[] = [];
+  private readonly intake: DirectiveIntake;
+  private userDirectives: number;
   /** Model usage by model: the supervisor's planning calls, and each worker's from the write that ended it. */
   usageByModel: Record<string, Usage>;
+  private readonly usageCounted: Set<string>;
 
   constructor(
     readonly input: ParsedResearchInput,
@@ -65,63 +76,74 @@ export class ResearchRun {
     this.directivesRead = handover?.directivesRead ?? 0;
     this.startedAt = handover?.startedAt ?? now;
     this.generation = handover?.generation ?? 0;
-    this.mirrored = handover?.entries.length ?? 0;
+    this.mirrored = handover?.mirrored ?? handover?.entries.length ?? 0;
     this.supervisor = { role: 'supervisor', id: workflowId };
     this.usageByModel = { ...handover?.usageByModel };
+    this.usageCounted = new Set(handover?.usageCounted);
+    this.notes = [...(handover?.notes ?? [])];
+    this.intake = new DirectiveIntake({ ids: handover?.directiveIds ?? [], times: handover?.directiveTimes ?? [] });
+    this.boardBytes = payloadBytes(this.entries);
+    this.userDirectives = this.entries.filter((entry) => entry.type === 'USER_DIRECTIVE').length;
   }
 
   /**
-   * The `write` update's validator: parses the request and applies the board's rules. The supervisor's own entries
-   * never come through here, so a request claiming its role is forged.
+   * The `write` update's validator: parses the request (write-request.ts) and applies the board's rules, changing
+   * nothing.
    */
   validate(request: WriteRequest): { author: Author; draft: Draft } {
-    const author = AuthorSchema().safeParse(request?.author);
-    if (!author.success) throw new RefusedWrite(`invalid author: ${author.error.issues[0]?.message ?? 'malformed'}`);
-    const type = String((request.draft as { type?: unknown } | undefined)?.type).slice(0, 40);
-    const { role, id } = author.data;
-    if (role === 'supervisor') {
-      throw new RefusedWrite(
-        `supervisor ${id} may not write ${type}: [origin] the supervisor writes only from inside its run`,
-      );
-    }
-    if (role === 'worker' && !this.active.has(id)) {
-      throw new RefusedWrite(`worker ${id} may not write ${type}: [origin] not a running worker of this run`);
-    }
-    const draft = DraftSchema().safeParse(request.draft);
-    if (!draft.success) {
-      const issue = draft.error.issues[0];
-      throw new RefusedWrite(`invalid ${type} entry: ${issue?.path.join('.')} ${issue?.message ?? ''}`.trim());
-    }
-    const usage = request.usageByModel;
-    if (usage !== undefined && (role !== 'worker' || !UsageByModelSchema().safeParse(usage).success)) {
-      throw new RefusedWrite(`invalid usage on a ${role}'s ${type} write: only a worker reports usage, by model`);
-    }
-    this.check(author.data, draft.data as Draft);
-    return { author: author.data, draft: draft.data as Draft };
+    const write = parseWriteRequest(request, (id) => this.active.has(id));
+    this.check(write.author, write.draft);
+    return write;
   }
 
   /**
-   * A user directive. One that arrives before the first STRATEGY (while the supervisor plans) waits and lands right
-   * after it; a signal has no caller to answer, so a late one is dropped and the run goes on. Blank or malformed
-   * ones never get here: the signal is read by `receiveDirective` (research-input.ts).
+   * A user directive, through the intake's caps (core/research/directives.ts): appended once STRATEGY is written,
+   * held while the supervisor plans (it lands right after the first STRATEGY), or dropped with a note. A signal has
+   * no caller to answer: a drop's note is returned for the worker's log.
    */
-  directive(author: Author, draft: Draft, now: number): void {
-    if (!this.strategy && this.outcome === 'running') {
+  directive(author: Author, draft: Draft, now: number, id?: string): RunNote | undefined {
+    const planning = !this.strategy && this.outcome === 'running';
+    const admission = this.intake.admit(id, {
+      now,
+      landed: this.userDirectives,
+      held: this.early.length,
+      planning,
+      closed: this.outcome !== 'running' || synthesisOf(this.entries) !== undefined,
+      full: this.boardBytes >= RESEARCH_BYTES.directiveRoom,
+    });
+    if (admission.kind === 'duplicate') return undefined;
+    if (admission.kind === 'drop') return this.note(admission.key, admission.note);
+    if (planning) {
       this.early.push({ author, draft });
-      return;
+      return undefined;
     }
-    try {
-      this.check(author, draft);
-      this.append(author, draft, now);
-    } catch {
-      // Refused by the board's rules (a closed run): nothing to append.
-    }
+    return this.land(author, draft, now);
   }
 
-  /** A validated write; a worker's usage counts once its entry is accepted (it comes with its last write). */
+  /** Leaves `text` where the user looks (status, Web UI, result) under `key`; returns the note, counted. */
+  note(key: string, text: string): RunNote {
+    this.notes = addNote(this.notes, key, text);
+    return this.notes.at(-1) as RunNote;
+  }
+
+  private land(author: Author, draft: Draft, now: number): RunNote | undefined {
+    const verdict = checkWrite(this.entries, author, draft);
+    if (!verdict.ok) return this.note('directive:refused', `a directive was refused: ${verdict.reason}`);
+    this.append(author, draft, now);
+    return undefined;
+  }
+
+  /**
+   * A validated write. A worker's usage rides the write that ends its investigation and counts once per worker,
+   * whatever generation of the run takes it.
+   */
   appendWrite(write: { author: Author; draft: Draft }, request: WriteRequest, now: number): BoardEntry {
     const entry = this.append(write.author, write.draft, now);
-    if (request.usageByModel) this.usageByModel = mergeUsageByModel(this.usageByModel, request.usageByModel);
+    const { role, id } = write.author;
+    if (request.usageByModel && role === 'worker' && write.draft.type !== 'PENDING' && !this.usageCounted.has(id)) {
+      this.usageCounted.add(id);
+      this.usageByModel = mergeUsageByModel(this.usageByModel, request.usageByModel);
+    }
     return entry;
   }
 
@@ -155,10 +177,11 @@ export class ResearchRun {
       body: draft.body,
     } as BoardEntry;
     this.entries.push(entry);
+    this.boardBytes += payloadBytes(entry) + 1;
+    if (draft.type === 'USER_DIRECTIVE') this.userDirectives += 1;
     // Worker numbers named by STRATEGY's assignments are taken; later workers (re-delegations) count on from there.
     if (draft.type === 'STRATEGY') this.nextWorker = Math.max(this.nextWorker, draft.body.assigned.length + 1);
-    if (draft.type === 'STRATEGY')
-      for (const held of this.early.splice(0)) this.directive(held.author, held.draft, now);
+    if (draft.type === 'STRATEGY') for (const held of this.early.splice(0)) this.land(held.author, held.draft, now);
     // A worker's result ends its investigation; a claim does not.
     if (author.role === 'worker' && draft.type !== 'PENDING') this.active.delete(author.id);
     this.dirty = true;
@@ -183,25 +206,31 @@ export class ResearchRun {
     this.missing = describeMissing(facts(this.entries));
   }
 
+  /** The `status` answer, its lists cut to fit the payload budget on a run of thousands of facts. */
   status(): ResearchStatus {
+    const missing = this.outcome === 'running' ? describeMissing(facts(this.entries)) : this.missing;
+    const views = facts(this.entries).map((fact) => ({
+      entity: fact.entity,
+      field: fact.field,
+      state: fact.state,
+      ...(fact.latest && { entryId: fact.latest.id }),
+    }));
     return {
       runId: this.input.runId,
       outcome: this.outcome,
-      facts: facts(this.entries).map((fact) => ({
-        entity: fact.entity,
-        field: fact.field,
-        state: fact.state,
-        ...(fact.latest && { entryId: fact.latest.id }),
-      })),
+      facts: listWithin(views, PAYLOAD_BUDGET_BYTES / 2),
       activeWorkers: [...this.active],
       workersStarted: this.spawned.size,
       entries: this.entries.length,
-      missing: this.outcome === 'running' ? describeMissing(facts(this.entries)) : this.missing,
+      missing: linesWithin(missing, PAYLOAD_BUDGET_BYTES / 4),
       usage: this.usage,
+      notes: noteLines(this.notes),
+      ...(this.mirror && { mirror: mirrorStatus(this.mirror, this.entries.length, this.mirrored) }),
     };
   }
 
   handover(): ResearchHandover {
+    const intake = this.intake.memory();
     return {
       entries: this.entries,
       nextWorker: this.nextWorker,
@@ -211,6 +240,11 @@ export class ResearchRun {
       spawned: [...this.spawned],
       generation: this.generation + 1,
       usageByModel: this.usageByModel,
+      usageCounted: [...this.usageCounted],
+      mirrored: this.mirrored,
+      notes: this.notes,
+      directiveIds: intake.ids,
+      directiveTimes: intake.times,
     };
   }
 }

@@ -3,6 +3,7 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
+  patched,
   proxyActivities,
   setCurrentDetails,
   setHandler,
@@ -11,16 +12,21 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
-import { type BoardEntry, type Draft, type EntryOf, tombstonedUrls } from '../../core/research/board';
+import { type Draft, type EntryOf, tombstonedUrls } from '../../core/research/board';
+import { RESEARCH_BYTES, boardWithin, linesWithin } from '../../core/research/board-budget';
+import { noteLines } from '../../core/research/notes';
 import {
   type ParsedResearchInput,
   type ResearchHandover,
   type ResearchInput,
   type ResearchResult,
+  type WorkerInput,
   composeAnswer,
+  workerGoal,
 } from '../../core/research/run';
 import { type StepTarget, type WorkerStart, applyStep, evaluationSteps } from '../../core/research/scheduling';
 import { renderBoard } from '../../core/research/render';
+import { PAYLOAD_BUDGET_BYTES, newestWithin } from '../../core/payload';
 import { researchWorkerId } from '../../common/ids';
 import {
   type WriteRequest,
@@ -34,11 +40,11 @@ import { cycleOutcomeKey, researchRunKey } from '../../common/search-attributes'
 import { ResearchRun } from './research-run';
 import { researchWorker } from './research-worker';
 import { writeFirstStrategy } from './strategy';
-import { parseResearchStart, receiveDirective } from './research-input';
+import { handoverRefusal, parseResearchStart, receiveDirective, workerInputRefusal } from './research-input';
+import { startMirroring } from './mirror-lane';
 
 // A store read: an attempt lost with its worker process is retried elsewhere after seconds, not a minute.
 const { checkEvidence } = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { maximumAttempts: 5 } });
-const { mirrorEntries } = proxyActivities<Activities>({ startToCloseTimeout: '1m', retry: { maximumAttempts: 10 } });
 
 /**
  * The research supervisor (design.md, The supervisor's loop): holds the board, writes STRATEGY, spawns a worker per
@@ -50,6 +56,9 @@ export async function research(rawInput: ResearchInput, rawHandover?: ResearchHa
   const { workflowId } = workflowInfo();
   const run = new ResearchRun(input, workflowId, Date.now(), handover);
   installHandlers(run);
+  // workflows/compat.ts: runs from before it wake only on a board change, and hand over their board unchecked.
+  const bounded = patched('research-bounded-loop');
+  const mirroring = startMirroring(run);
   upsertSearchAttributes([
     { key: researchRunKey, value: input.runId },
     { key: cycleOutcomeKey, value: 'running' },
@@ -60,33 +69,60 @@ export async function research(rawInput: ResearchInput, rawHandover?: ResearchHa
     run.dirty = false;
     run.turn += 1;
     await evaluate(run);
-    await mirror(run);
+    const mirrored = mirroring?.afterEvaluation();
+    if (mirrored) await mirrored;
+    if (bounded) endIfTooLarge(run);
     setCurrentDetails(renderBoard(run.entries, run.status()));
     if (run.outcome !== 'running') break;
     const left = run.startedAt + input.timeLimitMs - Date.now();
-    if (left <= 0 || !(await condition(() => run.dirty, left))) {
+    // A flood of messages that change nothing still grows the history: it wakes the loop to continue as new.
+    const historyFull = () =>
+      workflowInfo().historyLength > input.continueAsNewEvents || workflowInfo().continueAsNewSuggested;
+    if (left <= 0 || !(await condition(() => run.dirty || (bounded && historyFull()), left))) {
       run.finish('incomplete');
       break;
     }
-    if (workflowInfo().historyLength > input.continueAsNewEvents || workflowInfo().continueAsNewSuggested) {
+    if (historyFull()) {
       await condition(allHandlersFinished);
-      await continueAsNew<typeof research>(rawInput, run.handover());
+      const next = run.handover();
+      // Checked before it is sent: a handover the next run would refuse, or the server would, ends this one instead.
+      const refusal = bounded ? handoverRefusal(next) : null;
+      if (refusal === null) await continueAsNew<typeof research>(rawInput, next);
+      run.finish('incomplete');
+      run.missing.push(run.note('board:handover', `the run could not continue as new: ${refusal}`).text);
+      break;
     }
   }
-  await mirror(run, true);
+  await mirroring?.atEnd();
   upsertSearchAttributes([{ key: cycleOutcomeKey, value: run.outcome }]);
   setCurrentDetails(renderBoard(run.entries, run.status()));
+  return resultOf(run);
+}
+
+/** The result within the payload budget: the final board, its oldest long texts cut if it must be. */
+function resultOf(run: ResearchRun): ResearchResult {
   const synthesis = run.entries.find((entry): entry is EntryOf<'SYNTHESIS'> => entry.type === 'SYNTHESIS');
+  const { mirror } = run.status();
   return {
     outcome: run.outcome === 'complete' ? 'complete' : 'incomplete',
     ...(synthesis && { answer: synthesis.body.answer }),
     citations: synthesis?.body.citations ?? [],
-    missing: run.missing,
+    missing: linesWithin(run.missing, PAYLOAD_BUDGET_BYTES / 8),
     entries: run.entries.length,
     continuedAsNew: run.generation,
-    board: run.entries,
+    board: boardWithin(run.entries, RESEARCH_BYTES.resultBoard),
     usage: run.usage,
+    notes: noteLines(run.notes),
+    ...(mirror && { mirror }),
   };
+}
+
+/** A board past its share of the budget could not be handed over at continue-as-new: the run ends here, saying so. */
+function endIfTooLarge(run: ResearchRun): void {
+  if (run.outcome !== 'running' || run.boardBytes <= RESEARCH_BYTES.board) return;
+  run.finish('incomplete');
+  const note = run.note('board:size', `the board reached ${run.boardBytes} bytes, near the payload budget`);
+  run.missing.push(note.text);
 }
 
 function workerIdOf(input: ParsedResearchInput): (n: number) => string {
@@ -94,7 +130,8 @@ function workerIdOf(input: ParsedResearchInput): (n: number) => string {
 }
 
 function installHandlers(run: ResearchRun): void {
-  setHandler(boardQuery, () => run.entries);
+  // Answered within the payload budget, so the query never fails: whole unless the board outgrew it.
+  setHandler(boardQuery, () => (run.boardBytes <= PAYLOAD_BUDGET_BYTES ? run.entries : boardWithin(run.entries)));
   setHandler(researchStatusQuery, () => run.status());
   setHandler(researchDirectiveSignal, (raw) => receiveDirective(run, raw));
   setHandler(
@@ -148,39 +185,37 @@ async function evaluate(run: ResearchRun): Promise<void> {
 
 async function spawn(run: ResearchRun, worker: WorkerStart): Promise<void> {
   const { entity, field, workerId, delegated, attempt, searchHint } = worker;
-  run.active.add(workerId);
-  run.spawned.add(workerId);
   const input = run.input;
+  const args: WorkerInput = {
+    supervisorId: run.workflowId,
+    workerId,
+    entity,
+    field,
+    goal: workerGoal(run.entries, input.question),
+    delegated,
+    // The newest within its share: the worker's web_fetch asks the board for every tombstone anyway.
+    tombstoned: newestWithin(tombstonedUrls(run.entries), RESEARCH_BYTES.workerTombstones),
+    maxTurns: input.maxWorkerTurns,
+    attempt,
+    ...(searchHint && { searchHint }),
+    ...(input.workerModel && { model: input.workerModel }),
+  };
+  run.spawned.add(workerId);
+  const refusal = workerInputRefusal(args);
+  if (refusal) {
+    // Never expected: a worker not started leaves its fact missing at the end, with the reason here.
+    run.note('worker:input', `worker ${workerId} was not started: ${refusal}`);
+    return;
+  }
+  run.active.add(workerId);
   const handle = await startChild(researchWorker, {
     workflowId: workerId,
     // Workers outlive a continue-as-new of the supervisor; they report through `write`, not their result.
     parentClosePolicy: ParentClosePolicy.ABANDON,
-    args: [
-      {
-        supervisorId: run.workflowId,
-        workerId,
-        entity,
-        field,
-        goal: run.strategy?.body.goal ?? input.question,
-        delegated,
-        tombstoned: tombstonedUrls(run.entries),
-        maxTurns: input.maxWorkerTurns,
-        attempt,
-        ...(searchHint && { searchHint }),
-        ...(input.workerModel && { model: input.workerModel }),
-      },
-    ],
+    args: [args],
   });
   handle.result().then(
     () => run.workerFinished(workerId),
     () => run.workerFinished(workerId),
   );
-}
-
-async function mirror(run: ResearchRun, final = false): Promise<void> {
-  if (!run.input.mirror) return;
-  const fresh: BoardEntry[] = run.entries.slice(run.mirrored);
-  if (fresh.length === 0 && !final) return;
-  await mirrorEntries({ url: run.input.mirror, runId: run.input.runId, entries: fresh, final });
-  run.mirrored += fresh.length;
 }
