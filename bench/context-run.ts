@@ -67,6 +67,10 @@ async function sendTurn(client: Client, target: AgentTarget, turn: ScriptedTurn,
   if (result.outcome === 'failed') throw new Error(await failedCycleError(client, result.cycleId));
   if (result.outcome !== 'completed') throw new Error(`${result.cycleId} ended ${result.outcome}`);
   if (result.reply !== turn.reply) throw new Error(`${result.cycleId}: the reply is not the scripted one`);
+  // The reply comes before reflect: the turn is measured once its cycle, reflect included, has ended.
+  const handle = client.workflow.getHandle<AgentCycleWorkflow>(cycleId);
+  const cycle = (await unlessRetrying(client, cycleId, handle.result())) as CycleResult;
+  if (cycle.outcome === 'failed') throw new Error(await failedCycleError(client, cycleId));
   return result;
 }
 

@@ -12,7 +12,7 @@ import type { ModelProvider, ProviderRequest } from '../src/activities/model/pro
 import { updateAgent } from '../src/clients/agents';
 import { runCycleUpdate } from '../src/common/messages/agent';
 import { workerSinks } from '../src/workers/create-worker';
-import type { ModelResponse } from '../src/core/cycle/model';
+import { type ModelResponse, contentText } from '../src/core/cycle/model';
 import type { ToolSetup } from './cycle-script';
 import { runFloorUpdate } from './floor-entity';
 
@@ -25,7 +25,7 @@ class FixedLatencyModel implements ModelProvider {
   readonly spec = MODEL_SPEC;
   async complete(request: ProviderRequest): Promise<ModelResponse> {
     await sleep(MODEL_MS);
-    const echoed = request.messages.some((message) => message.content.includes('[TOOL] echo('));
+    const echoed = request.messages.some((message) => contentText(message.content).includes('[TOOL] echo('));
     const call = echoed
       ? { id: 'done', name: 'done', input: { summary: 'echoed once' } }
       : { id: 'echo', name: 'echo', input: { message: 'hello' } };

@@ -96,6 +96,7 @@ async function main(): Promise<void> {
                     value: `${entity.length},000`,
                     source_url: `${web.base}/${entity.toLowerCase()}`,
                     step: 1,
+                    quote: `revenue USD ${entity.length},000`,
                   },
                 },
               ],

@@ -4,7 +4,7 @@ import { type ModelRequest, ModelRequestSchema, type ModelResponse } from '../co
 import { type Observation, type ToolCallInput, ToolCallInputSchema } from '../core/tools/observation';
 import type { ObservationStore } from './observations/entry';
 import { createObservationRuntime } from './observations/runtime';
-import type { ModelProvider } from './model/provider';
+import { type ModelProvider, requestFor } from './model/provider';
 import { offeredTools } from './model/offered-tools';
 import { runObservedTool } from './tools/run-tool';
 import { type CatalogueListing, ToolRegistry } from './tools/registry';
@@ -26,6 +26,8 @@ const ArchiveRequestSchema = z.object({
   content: z.string().max(1_000_000),
 });
 export type ArchiveRequest = z.infer<typeof ArchiveRequestSchema>;
+
+const ToolArgsCheckSchema = z.object({ name: z.string().min(1).max(200), args: z.record(z.string(), z.unknown()) });
 
 export interface ActivityDependencies {
   /** Resolves a model spec (or the default when undefined) to a provider. */
@@ -53,7 +55,7 @@ export function createActivities(dependencies: ActivityDependencies) {
       const provider = dependencies.resolveModel(model);
       return heartbeating(async (signal) => {
         const offered = offeredTools(tools, await registry.lookup());
-        return provider.complete({ ...rest, tools: offered }, signal);
+        return provider.complete(requestFor(provider, { ...rest, tools: offered }), signal);
       });
     },
 
@@ -80,6 +82,15 @@ export function createActivities(dependencies: ActivityDependencies) {
     async listTools(): Promise<CatalogueListing> {
       // A local activity cannot heartbeat; its start-to-close timeout bounds a server that does not start.
       return registry.catalogue();
+    },
+
+    /**
+     * Whether a person's edited arguments suit the tool's schema, which only the worker holds: a local activity the
+     * `decide` update runs before it accepts them.
+     */
+    async checkToolArgs(raw: { name: string; args: unknown }): Promise<{ ok: true } | { ok: false; error: string }> {
+      const { name, args } = parseWorkflowInput(ToolArgsCheckSchema, raw, ToolError.BadInput, 'tool arguments check');
+      return registry.checkArgs(name, args);
     },
 
     /** Every tool with its description and schema, for `scratchpad tools`. */

@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { environmentHelp } from './environment-help';
 import { CliError, EXIT } from './errors';
 import { registerAgentCommands } from './groups/agent';
+import { registerApprovalCommands } from './groups/approvals';
 import { registerCodecServerCommands } from './groups/codec-server';
 import type { CommandGroup, LazyAction } from './groups/command-group';
 import { registerCycleCommands } from './groups/cycles';
@@ -19,6 +20,7 @@ const GROUPS: CommandGroup[] = [
   registerServerCommands,
   registerCycleCommands,
   registerAgentCommands,
+  registerApprovalCommands,
   registerStagedCommands,
   registerResearchCommands,
   registerCodecServerCommands,

@@ -1,5 +1,6 @@
 import { CliError, EXIT } from './errors';
 import { MAX_TOOL_PATTERNS, isToolPattern } from '../core/tools/pattern';
+import { parseDuration } from '../core/duration';
 
 // Parsers and choices of option values. Command groups load this module at start-up, so it imports nothing heavy.
 
@@ -74,17 +75,48 @@ export function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-/** `--tools LIST`: comma-separated tool names and globs (`fs_*,web_fetch,github__*`), each checked. */
-export function parseToolPatterns(value: string): string[] {
-  const patterns = value
-    .split(',')
-    .map((pattern) => pattern.trim())
-    .filter((pattern) => pattern !== '');
-  if (patterns.length === 0 || patterns.length > MAX_TOOL_PATTERNS || !patterns.every(isToolPattern)) {
-    throw new CliError(
-      `invalid --tools "${value}": expected up to 100 comma-separated tool names or globs (A-Za-z0-9_- with * and ?), e.g. 'fs_*,web_fetch,github__*'`,
-      EXIT.usage,
-    );
+/** A parser of a comma-separated list of tool names and globs (`fs_*,web_fetch,github__*`) for the option `name`. */
+export function toolPatternParser(name: string) {
+  return (value: string): string[] => {
+    const patterns = value
+      .split(',')
+      .map((pattern) => pattern.trim())
+      .filter((pattern) => pattern !== '');
+    if (patterns.length === 0 || patterns.length > MAX_TOOL_PATTERNS || !patterns.every(isToolPattern)) {
+      throw new CliError(
+        `invalid ${name} "${value}": expected up to 100 comma-separated tool names or globs (A-Za-z0-9_- with * and ?), e.g. 'fs_*,web_fetch,github__*'`,
+        EXIT.usage,
+      );
+    }
+    return patterns;
+  };
+}
+
+/** `--tools LIST`: comma-separated tool names and globs, each checked. */
+export const parseToolPatterns = toolPatternParser('--tools');
+
+/** A parser of a duration (`30m`, `4h`, `1h30m`, `2d`) for the option `name`, in milliseconds. */
+export function durationParser(name: string) {
+  return (value: string): number => {
+    const milliseconds = parseDuration(value);
+    if (milliseconds === undefined) {
+      throw new CliError(`invalid ${name} "${value}": expected a duration such as 30m, 4h, 1h30m or 2d`, EXIT.usage);
+    }
+    return milliseconds;
+  };
+}
+
+/** `--args JSON`: a JSON object, the edited arguments of an approved call. */
+export function parseJsonObject(value: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch (error) {
+    throw new CliError(`invalid --args: not JSON (${(error as Error).message})`, EXIT.usage);
   }
-  return patterns;
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    const kind = parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : `a ${typeof parsed}`;
+    throw new CliError(`invalid --args: expected a JSON object of the tool's arguments, got ${kind}`, EXIT.usage);
+  }
+  return parsed as Record<string, unknown>;
 }

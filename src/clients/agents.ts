@@ -19,6 +19,7 @@ import type {
   WakeArgs,
 } from '../core/agent/agent';
 import { type CycleResult, DirectiveTextSchema } from '../core/cycle/input';
+import type { RewindArgs, RewindRecord } from '../core/agent/time-travel';
 import { describeIssues } from '../common/workflow-input';
 import type { Scratchpad } from '../core/scratchpad/scratchpad';
 import { agentWorkflowId, parseCycleWorkflowId } from '../common/ids';
@@ -30,6 +31,7 @@ import {
   enqueueUpdate,
   importUpdate,
   injectUpdate,
+  rewindUpdate,
   runCycleUpdate,
   scratchpadQuery,
   sendUpdate,
@@ -85,7 +87,7 @@ export class Agents {
     return signalAgent(this.client, target, signal, args);
   }
 
-  /** One chat turn: respond, then reflect; resolves to the reply once the cycle is adopted. */
+  /** One chat turn: resolves to the reply as soon as respond ends; reflect runs after, before the agent's next turn. */
   send(target: AgentTarget, args: SendArgs): Promise<SendResult> {
     return this.update(target, sendUpdate, [args]);
   }
@@ -108,6 +110,11 @@ export class Agents {
   /** Replaces the agent's active scratchpad (`scratchpad import`). */
   import(target: AgentTarget, scratchpad: Scratchpad): Promise<void> {
     return this.update(target, importUpdate, [scratchpad]);
+  }
+
+  /** Adopts the after-state of the agent's cycle `args.to` (see `rewindAgent`, which reads it from history). */
+  rewind(target: AgentTarget, args: RewindArgs): Promise<RewindRecord> {
+    return this.update(target, rewindUpdate, [args]);
   }
 
   /** Changes how the agent runs its cycles (an agent this call starts starts with them); resolves to the settings. */

@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
+import { type AgentInput, type AgentSettings, AgentSettingsSchema } from '../core/agent/agent';
 import type { CycleResult, ParsedCycleInput } from '../core/cycle/input';
 
 /** A workflow's event history as the server returns it. */
@@ -33,4 +34,29 @@ export function cycleStatesFromHistory(history: History): CycleStates {
     result: completed ? defaultPayloadConverter.fromPayload<CycleResult>(completed) : undefined,
     startTime: seconds !== undefined && seconds !== null ? new Date(Number(seconds) * 1000) : undefined,
   };
+}
+
+function payloadValue<T>(payloads: temporal.api.common.v1.IPayloads | null | undefined): T | undefined {
+  const payload = payloads?.payloads?.[0];
+  return payload ? defaultPayloadConverter.fromPayload<T>(payload) : undefined;
+}
+
+/**
+ * An agent's settings as the run whose history this is left them: those it started with, or the answer of the last
+ * `configure` update it accepted and completed.
+ */
+export function agentSettingsFromHistory(history: History): AgentSettings {
+  const events = history.events ?? [];
+  const input = payloadValue<AgentInput>(events[0]?.workflowExecutionStartedEventAttributes?.input);
+  let settings = AgentSettingsSchema().parse(input?.settings ?? {});
+  const configures = new Set<string>();
+  for (const event of events) {
+    const accepted = event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest;
+    if (accepted?.input?.name === 'configure' && accepted.meta?.updateId) configures.add(accepted.meta.updateId);
+    const completed = event.workflowExecutionUpdateCompletedEventAttributes;
+    if (!completed?.meta?.updateId || !configures.has(completed.meta.updateId)) continue;
+    const answer = AgentSettingsSchema().safeParse(payloadValue(completed.outcome?.success));
+    if (answer.success) settings = answer.data;
+  }
+  return settings;
 }

@@ -43,27 +43,50 @@ export async function startStaged(
   }
 }
 
+/** Where `--prior-scratchpad last` found its notes: the run, what kind it is, when it finished, and the notes. */
+export interface RunNotes {
+  text: string;
+  workflowId: string;
+  kind: 'staged run' | 'task cycle';
+  closedAt: Date | undefined;
+}
+
+/** Finished runs read at most, newest first, looking for notes: an agent's recent chat turns are skipped on the way. */
+const MAX_RUNS_READ = 100;
+
 /**
- * `--prior-scratchpad last`: the run-local notes of the agent's most recently finished run, a staged run or a
- * cycle (a staged run's own stage cycles excluded: their notes end up in the run's result). No file keeps a pointer:
- * visibility is the record. Empty when that run left no notes or the agent has no finished run.
+ * `--prior-scratchpad last`: the latest finished task cycle or staged run of the agent that recorded run-local notes.
+ * A chat turn keeps none, and neither does a cycle that wrote no `scratchpad` field, so they are passed over (as are a
+ * staged run's own stage cycles and sub-agents: their notes end up in their run's). No file keeps a pointer:
+ * visibility is the record. Undefined when no such run exists.
  */
-export async function previousScratchpad(client: Client, agentId: string): Promise<string> {
+export async function latestRunNotes(client: Client, agentId: string): Promise<RunNotes | undefined> {
   const query =
     `AgentId = ${visibilityString(agentId)} AND ExecutionStatus = 'Completed' AND ` +
     `WorkflowType IN ('stagedTask', 'agentCycle')`;
-  let latest: { workflowId: string; runId: string; closed: number } | undefined;
+  const finished: { workflowId: string; runId: string; type: string; closedAt: Date | undefined }[] = [];
   for await (const execution of client.workflow.list({ query })) {
-    const isStageCycle = execution.type === 'agentCycle' && execution.workflowId.startsWith('staged/');
-    const closed = execution.closeTime?.getTime() ?? 0;
-    if (!isStageCycle && (!latest || closed > latest.closed)) {
-      latest = { workflowId: execution.workflowId, runId: execution.runId, closed };
-    }
+    const inner = execution.workflowId.startsWith('staged/') || execution.workflowId.includes('/sub/');
+    if (execution.type === 'agentCycle' && inner) continue;
+    const { workflowId, runId, type, closeTime } = execution;
+    finished.push({ workflowId, runId, type, closedAt: closeTime });
   }
-  if (!latest) return '';
-  const result = (await client.workflow.getHandle(latest.workflowId, latest.runId).result()) as
-    Pick<StagedResult, 'scratchpad'> | undefined;
-  return typeof result?.scratchpad === 'string' ? result.scratchpad : '';
+  finished.sort((a, b) => (b.closedAt?.getTime() ?? 0) - (a.closedAt?.getTime() ?? 0));
+  for (const run of finished.slice(0, MAX_RUNS_READ)) {
+    const result = (await client.workflow.getHandle(run.workflowId, run.runId).result()) as
+      { scratchpad?: unknown; reply?: unknown } | undefined;
+    // A chat turn's result carries its reply: whatever else it holds, it is no run that keeps notes.
+    if (!result || result.reply !== undefined) continue;
+    if (typeof result.scratchpad !== 'string' || result.scratchpad.trim() === '') continue;
+    const kind = run.type === 'stagedTask' ? 'staged run' : 'task cycle';
+    return { text: result.scratchpad, workflowId: run.workflowId, kind, closedAt: run.closedAt };
+  }
+  return undefined;
+}
+
+/** The notes `latestRunNotes` finds, or empty when there are none. */
+export async function previousScratchpad(client: Client, agentId: string): Promise<string> {
+  return (await latestRunNotes(client, agentId))?.text ?? '';
 }
 
 /**
@@ -96,6 +119,11 @@ export class StagedRuns {
   /** The run-local notes of the agent's latest finished staged run or cycle (`--prior-scratchpad last`). */
   previousScratchpad(agentId: string): Promise<string> {
     return previousScratchpad(this.client, agentId);
+  }
+
+  /** The agent's latest finished task cycle or staged run that left run-local notes, and which one it is. */
+  latestNotes(agentId: string): Promise<RunNotes | undefined> {
+    return latestRunNotes(this.client, agentId);
   }
 
   private handle(workflowId: string): WorkflowHandle<StagedTaskWorkflow> {

@@ -150,6 +150,7 @@ export const EnvSchema = z.object({
     .min(1)
     .optional()
     .describe('MCP servers whose tools the agents get: a JSON file in the mcpServers shape (stdio and HTTP)'),
+  SCRATCHPAD_APPROVE: list.default([]).describe('tools whose calls wait for a person to approve, e.g. shell,fs_*'),
   SCRATCHPAD_SEARCH_URL: z
     .url()
     .optional()

@@ -67,6 +67,7 @@ export async function workerToolRegistry(config: Config, sources: ToolSources = 
   return toolRegistryFor({
     toolsModule: config.SCRATCHPAD_TOOLS,
     mcpConfig: config.SCRATCHPAD_MCP_CONFIG,
+    approve: config.SCRATCHPAD_APPROVE,
     ...sources,
   });
 }

@@ -39,6 +39,8 @@ export interface ScratchpadPluginOptions {
   mcpConfig?: string | McpConfig;
   /** Tool names and globs offered to agents whose settings name none; absent, every tool the worker has. */
   defaultTools?: string[];
+  /** Tool names and globs whose calls wait for a person's decision (as `SCRATCHPAD_APPROVE`); agents cannot waive it. */
+  approve?: string[];
   /** Everything else the activities take: observation store, offload threshold, a client for schedules. */
   activities?: Omit<ActivityDependencies, 'resolveModel' | 'tools' | 'toolRegistry'>;
 }
@@ -101,6 +103,7 @@ export class ScratchpadPlugin extends SimplePlugin {
       tools,
       mcpConfig: options.mcpConfig,
       defaultTools: options.defaultTools,
+      approve: options.approve,
       log: (line) => console.warn(line),
     });
     super({

@@ -22,6 +22,11 @@ export interface ToolSources {
   log?: (message: string) => void;
   /** Names and globs offered to agents that name none; absent, every tool the worker has. */
   defaultTools?: readonly string[];
+  /**
+   * Names and globs of tools whose calls wait for a person's decision on this worker (`SCRATCHPAD_APPROVE`), beside
+   * what each tool's source asks. An agent may add its own, never waive these.
+   */
+  approve?: readonly string[];
 }
 
 function checked(tools: readonly unknown[], origin: string): CodeTool[] {
@@ -87,7 +92,8 @@ export async function loadToolModule(file: string): Promise<CodeTool[]> {
 export async function toolRegistryFor(sources: ToolSources): Promise<ToolRegistry> {
   const tools = checked(sources.tools ?? [], 'tools');
   if (sources.toolsModule) tools.push(...(await loadToolModule(sources.toolsModule)));
-  return new ToolRegistry(tools, mcpServersFor(sources), checkedPatterns(sources.defaultTools));
+  const approve = checkedPatterns(sources.approve, 'approve (SCRATCHPAD_APPROVE)');
+  return new ToolRegistry(tools, mcpServersFor(sources), checkedPatterns(sources.defaultTools), approve);
 }
 
 /** The same, for a plugin built synchronously: no module, only tools given as values. */
@@ -96,13 +102,17 @@ export function toolRegistryOf(sources: Omit<ToolSources, 'toolsModule'>): ToolR
     checked(sources.tools ?? [], 'tools'),
     mcpServersFor(sources),
     checkedPatterns(sources.defaultTools),
+    checkedPatterns(sources.approve, 'approve (SCRATCHPAD_APPROVE)'),
   );
 }
 
-function checkedPatterns(patterns: readonly string[] | undefined): readonly string[] | undefined {
+function checkedPatterns(
+  patterns: readonly string[] | undefined,
+  what = 'defaultTools',
+): readonly string[] | undefined {
   if (patterns === undefined) return undefined;
   const parsed = ToolPatternsSchema().safeParse(patterns);
-  if (!parsed.success) throw new Error(`defaultTools: expected tool names and globs (A-Za-z0-9_- with * and ?)`);
+  if (!parsed.success) throw new Error(`${what}: expected tool names and globs (A-Za-z0-9_- with * and ?)`);
   return parsed.data;
 }
 

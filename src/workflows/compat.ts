@@ -41,4 +41,39 @@ export const PATCHES: readonly CompatPatch[] = [
       'note when it gives up) instead of awaiting the mirror after every evaluation',
     since: '0.4.0',
   },
+  {
+    id: 'reply-first',
+    why:
+      "a chat cycle started by an agent signals it the reply (`reply`) once respond ends, before reflect, so the agent's " +
+      '`send` answers at once',
+    since: '0.4.0',
+  },
+  {
+    id: 'approvals',
+    why:
+      "a cycle lists the worker's tools even when it names only built-ins: whether a tool asks for approval is the " +
+      "worker's policy (SCRATCHPAD_APPROVE), which only the catalogue carries",
+    since: '0.4.0',
+  },
+  {
+    id: 'chunked-known-archive',
+    why:
+      'a cut of UNDERSTANDING / Known frees a quarter of the section cap more than needed, so the cached prompt ' +
+      'prefix it sits in lasts from one cut to the next',
+    since: '0.4.0',
+  },
+  {
+    id: 'research-worker-capabilities',
+    why:
+      'a research supervisor gives each worker a capability token its writes must present, forwards directives to ' +
+      'the workers running (signals), and asks its own model for the new search query after a tombstone',
+    since: '0.4.0',
+  },
+  {
+    id: 'research-approvals',
+    why:
+      "a research worker relays its investigation cycle's approval waits to the supervisor (signals), so the run's " +
+      'status and Web UI say which fact waits for a decision',
+    since: '0.4.0',
+  },
 ];

@@ -326,6 +326,9 @@ describe('a chat turn on Claude with a tool call', () => {
       { type: 'text', text: 'Let me echo.' },
       { type: 'tool_use', id: 'toolu_01echo', name: 'echo', input: { message: 'hi' } },
     ]);
-    expect(sent[4]?.content).toEqual([{ type: 'tool_result', tool_use_id: 'toolu_01echo', content: 'ECHO: hi' }]);
+    // The next iteration repeats this request, so its end is a cache breakpoint (test/activities/anthropic-cache.test.ts).
+    expect(sent[4]?.content).toEqual([
+      { type: 'tool_result', tool_use_id: 'toolu_01echo', content: 'ECHO: hi', cache_control: { type: 'ephemeral' } },
+    ]);
   });
 });

@@ -105,7 +105,7 @@ describe('OpenAICompatibleProvider through the callModel activity', () => {
     const system = (stub.received[0]?.body as SentBody).messages[0]?.content ?? '';
     expect(system.startsWith(RESEARCH_STRATEGY_SYSTEM)).toBe(true);
     expect(system).toContain(`- plan_research: ${TOOL_DESCRIPTIONS.plan_research}`);
-    expect(system).toContain('args: {"goal": string, "entities": string[], "fields": string[]}');
+    expect(system).toContain('args: {"goal": string, "entities": string[], "fields": string[], "aliases"?: {}}');
     expect(system).toContain('This reply MUST use the tool "plan_research".');
   });
 

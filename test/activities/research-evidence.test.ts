@@ -6,6 +6,14 @@ import { researchInvestigationId, researchWorkerId, subagentCycleId } from '../.
 const URL_ = 'http://fixture.test/acme';
 const w1 = researchWorkerId('r', 1);
 const w2 = researchWorkerId('r', 2);
+const ACME_REVENUE = {
+  sourceUrl: URL_,
+  value: '1234567',
+  entity: 'Acme',
+  field: 'revenue',
+  quote: 'revenue USD 1,234,567',
+  run: { entities: ['Acme', 'Globex'], fields: ['revenue', 'employees'] },
+};
 
 async function setup() {
   const runtime = createObservationRuntime(new MemoryObservationStore());
@@ -30,13 +38,23 @@ describe('checkEvidence: the observation must come from this worker’s investig
     await fetched(cycle, 2);
     const own = await fetched(cycle, 3);
     const sub = await fetched(subagentCycleId(cycle, 1), 1);
-    const claim = { workerId: w1, sourceUrl: URL_, value: '1234567' };
+    const claim = { ...ACME_REVENUE, workerId: w1 };
     expect(await checkEvidence({ ...claim, evidence: { step: 2 } })).toEqual({ ok: true });
     expect(await checkEvidence({ ...claim, evidence: { observationId: own.id } })).toEqual({ ok: true });
     expect(await checkEvidence({ ...claim, evidence: { observationId: sub.id } })).toEqual({ ok: true });
     expect(await checkEvidence({ ...claim, value: '999', evidence: { step: 2 } })).toMatchObject({
       ok: false,
       reason: expect.stringContaining('does not occur'),
+    });
+    // The quote is the evidence: a claim without one, or quoting another row, is not verified.
+    const { quote: _quote, ...unquoted } = claim;
+    expect(await checkEvidence({ ...unquoted, evidence: { step: 2 } })).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/^\[quote\] VERIFIED needs a quote/),
+    });
+    expect(await checkEvidence({ ...claim, field: 'employees', evidence: { step: 2 } })).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('[field]'),
     });
   });
 
@@ -45,7 +63,7 @@ describe('checkEvidence: the observation must come from this worker’s investig
     const other = await fetched(researchInvestigationId(w2), 1);
     const otherSub = await fetched(subagentCycleId(researchInvestigationId(w2), 1), 1);
     const stranger = await fetched('agent/mallory/cycle/1', 1);
-    const claim = { workerId: w1, sourceUrl: URL_, value: '1234567' };
+    const claim = { ...ACME_REVENUE, workerId: w1 };
     for (const id of [other.id, otherSub.id, stranger.id]) {
       expect(await checkEvidence({ ...claim, evidence: { observationId: id } })).toEqual({
         ok: false,

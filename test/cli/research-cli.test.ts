@@ -36,6 +36,23 @@ describe('scratchpad research', () => {
     const cited = /citing VERIFIED entries (.*):/.exec(demo.stdout)?.[1]?.split(', ') ?? [];
     const verified = lines.filter((line) => /^e\d+ VERIFIED /.test(line)).map((line) => line.split(' ')[0]);
     expect(cited.sort()).toEqual(verified.sort());
+    // Each fact of the answer with the page's own words and the page: checkable at a glance.
+    for (const [fact, quote, page] of [
+      ['Acme revenue: 1234567', 'revenue USD 1,234,567', 'acme'],
+      ['Acme employees: 5000', 'employees 5,000', 'acme'],
+      ['Globex revenue: 890,000', 'revenue USD 890,000', 'globex'],
+      ['Globex employees: 1 200', 'employees 1,200', 'globex'],
+    ]) {
+      expect(lines).toContainEqual(
+        expect.stringMatching(
+          new RegExp(`^- ${fact} \\[e\\d+\\] "${quote}" \\(http://127\\.0\\.0\\.1:\\d+/${page}\\)$`),
+        ),
+      );
+    }
+    // The tombstoned source led to a new search by the supervisor's model, written on the re-delegated entry.
+    expect(demo.stdout).toMatch(
+      / PENDING \[supervisor:\S+\] Globex \/ revenue → \S+, new search: Globex annual report revenue -site:127\.0\.0\.1:\d+/,
+    );
     expect(demo.stderr.match(/\/dead/g)).toHaveLength(1);
     // Scripted workers report token estimates at no cost: the roll-up is printed, not zero.
     expect(demo.stdout).toMatch(/Workers used [1-9]\d* input and [1-9]\d* output tokens, \$0\.0000\./);
@@ -96,5 +113,8 @@ describe('scratchpad research', () => {
     expect(lists.stderr).toContain('entities');
     const empty = await scratchpad(['research', 'directive', 'some-run', '  ']);
     expect(empty.code).toBe(2);
+    const alias = await scratchpad(['research', 'start', 'q', '--alias', 'revenue']);
+    expect(alias.stderr).toContain('--alias revenue: expected field=name,name');
+    expect(alias.code).toBe(2);
   });
 });

@@ -69,6 +69,50 @@ describe('scratchpad staged', () => {
     expect(missing.code).toBe(2);
   });
 
+  it('prints what happened: no plan, a stage that changed nothing after its corrections, a run that changed nothing', async () => {
+    const sandbox = await fs.mkdtemp(path.join(home, 'sandbox-'));
+    const done = { tool: 'done', args: { summary: 'all done' } };
+    const model = await scriptedModel([{ text: 'No plan needed.' }, done, done, done]);
+    const agent = `cli-${Date.now()}`;
+    const run = await scratchpad(['staged', '--agent', agent, '--task', 'add an API route', '--staged'], {
+      SCRATCHPAD_MODEL: model,
+      SCRATCHPAD_SANDBOX: sandbox,
+    });
+    const lines = run.stdout.split('\n');
+    expect(lines[0]).toBe(
+      `Staged run staged/${agent}/1: unverified — the stages finished but no verification command was given; ` +
+        'no stage changed any file',
+    );
+    expect(lines).toContain('Note: the model gave no plan: running the task as one stage');
+    expect(lines).toContain('  stage-1-retry-2 (correction): completed, no_change after 2 correction(s)');
+    expect(run.code).toBe(5);
+  });
+
+  it('--prior-scratchpad last names the run it read, and is an error when no run left notes', async () => {
+    const sandbox = await fs.mkdtemp(path.join(home, 'sandbox-'));
+    const agent = `cli-last-${Date.now()}`;
+    const write = { tool: 'fs_write', args: { path: 'a.txt', content: 'a', scratchpad: { next: 'b.txt' } } };
+    const done = { tool: 'done', args: { summary: 'wrote it' } };
+    const env = { SCRATCHPAD_MODEL: await scriptedModel([write, done, write, done]), SCRATCHPAD_SANDBOX: sandbox };
+    const none = await scratchpad(['staged', '--agent', agent, '--task', 'a', '--prior-scratchpad', 'last'], env);
+    expect(none.stderr).toContain(`no finished task cycle or staged run of ${agent} left run-local notes`);
+    expect(none.code).toBe(2);
+    const first = await scratchpad(['staged', '--agent', agent, '--task', 'a', '--no-staged'], env);
+    expect(first.code).toBe(5);
+    let second = none;
+    // Visibility lists a closed run shortly after it closes.
+    for (let tries = 0; tries < 20 && second.code === 2; tries++) {
+      second = await scratchpad(
+        ['staged', '--agent', agent, '--task', 'b', '--no-staged', '--prior-scratchpad', 'last'],
+        env,
+      );
+    }
+    expect(second.stderr).toMatch(
+      new RegExp(`Prior scratchpad: the notes of staged run staged/${agent}/1, finished \\d{4}-`),
+    );
+    expect(second.code).toBe(5);
+  });
+
   it('staged demo: a scripted model builds a Node module offline; node --test fails, a repair fixes it', async () => {
     const run = await scratchpad(['staged', 'demo']);
     expect(run.stdout).toMatch(/^Staged run staged\/staged-demo-\d+\/1: verified — `node --test` passed/);

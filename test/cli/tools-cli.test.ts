@@ -213,7 +213,7 @@ describe('with a worker started with --tools and --mcp-config', () => {
     );
     expect(table.stderr).toBe('');
     expect(table.code).toBe(0);
-    expect(table.stdout.split('\n')[0]).toMatch(/^NAME +SOURCE +POLICY +DESCRIPTION$/);
+    expect(table.stdout.split('\n')[0]).toMatch(/^NAME +SOURCE +POLICY +APPROVAL +DESCRIPTION$/);
     const rows = tableRows(table.stdout);
     for (const builtin of ['echo', 'shell', 'fs_read', 'fs_write', 'web_fetch', 'web_search']) {
       expect(rows.get(builtin)).toMatchObject({ source: 'builtin', policy: '-' });
@@ -221,7 +221,7 @@ describe('with a worker started with --tools and --mcp-config', () => {
     expect(rows.get('lookup_order')).toMatchObject({ source: 'code', policy: '-' });
     expect(rows.get('lookup_user')).toMatchObject({ source: 'code', policy: 'timeout 5s, no retry' });
     expect(rows.get('everything__echo')).toMatchObject({ source: 'mcp:everything' });
-    expect(table.stdout).toMatch(/^lookup_order +code +- +Look up an order by id\.$/m);
+    expect(table.stdout).toMatch(/^lookup_order +code +- +auto +Look up an order by id\.$/m);
     expect(table.stdout).not.toContain('unavailable:');
 
     const json = await scratchpad(['tools', '--json']);
@@ -241,9 +241,14 @@ describe('with a worker started with --tools and --mcp-config', () => {
       source: 'code',
       description: 'Look up an order by id.',
       inputSchema: { type: 'object', properties: { id: { type: 'string', pattern: '^A[0-9]+$' } }, required: ['id'] },
-      policy: { retry: true, offload: true },
+      policy: { retry: true, offload: true, approval: 'auto' },
     });
-    expect(byName.get('lookup_user')?.policy).toEqual({ retry: false, offload: true, timeoutMs: 5000 });
+    expect(byName.get('lookup_user')?.policy).toEqual({
+      retry: false,
+      offload: true,
+      timeoutMs: 5000,
+      approval: 'auto',
+    });
     expect(byName.get('everything__echo')).toMatchObject({
       source: 'mcp:everything',
       inputSchema: { type: 'object', properties: { message: { type: 'string' } } },

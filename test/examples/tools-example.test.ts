@@ -11,8 +11,8 @@ describe('the README examples of tools', () => {
   it('examples/tools.js loads as a tools module and its tools run', async () => {
     const tools = await loadToolModule(path.join(EXAMPLES, 'tools.js'));
     expect(tools.map((tool) => [tool.name, tool.policy])).toEqual([
-      ['lookup_order', { retry: true, offload: true, timeoutMs: 10_000 }],
-      ['send_note', { retry: false, offload: true }],
+      ['lookup_order', { retry: true, offload: true, timeoutMs: 10_000, approval: 'auto' }],
+      ['send_note', { retry: false, offload: true, approval: 'auto' }],
     ]);
     const registry = new ToolRegistry(tools);
     const sandboxRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'scratchpad-example-tools-'));

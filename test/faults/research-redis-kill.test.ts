@@ -41,7 +41,14 @@ function script(base: string): string {
       {
         match: [route, '[TOOL] web_fetch('],
         tool: 'board_write',
-        args: { status: 'VERIFIED', value, source_url: url, step: 2 },
+        // The page's row: the field, then the value as shown (revenues in USD).
+        args: {
+          status: 'VERIFIED',
+          value,
+          source_url: url,
+          step: 2,
+          quote: `${field} ${field === 'revenue' ? 'USD ' : ''}${value}`,
+        },
       },
       { match: [route, '[TOOL] web_search('], tool: 'web_fetch', args: { url } },
       { match: [route], tool: 'web_search', args: { query: `${entity} ${field}` }, delayMs: SEARCH_DELAY_MS },

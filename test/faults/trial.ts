@@ -23,7 +23,14 @@ export const TRIALS = Number(process.env.FAULT_TRIALS ?? 20);
 const UPDATE_MARK = 'fault-trial-update';
 const EventType = temporal.api.enums.v1.EventType;
 
-export type KillPoint = 'model call' | 'tool call' | 'between iterations' | 'store read';
+export type KillPoint =
+  | 'model call'
+  | 'tool call'
+  | 'between iterations'
+  | 'store read'
+  // approval-kill.test.ts: while a call waits for a decision, and just as the decision is sent.
+  | 'approval wait'
+  | 'approval decide';
 
 /**
  * The script every worker answers from, by iteration, so a replacement worker answers as the killed one would:

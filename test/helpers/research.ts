@@ -1,3 +1,5 @@
+import type { Client } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
@@ -21,7 +23,14 @@ export async function researchTestWorker(
   bundle: WorkflowBundleWithSourceMap,
   web: FixtureWeb,
   routes: Record<string, ScriptEntry[]>,
-  options: { taskQueue?: string; observations?: ObservationStore; providers?: Record<string, ModelProvider> } = {},
+  options: {
+    taskQueue?: string;
+    observations?: ObservationStore;
+    providers?: Record<string, ModelProvider>;
+    /** A payload codec's converter, and a client that speaks it for the activities (board writes, queries). */
+    dataConverter?: DataConverter;
+    client?: Client;
+  } = {},
 ) {
   const model = new RoutedScriptedProvider(routes, 'research');
   const taskQueue = options.taskQueue ?? uniqueTaskQueue('test-research');
@@ -37,8 +46,9 @@ export async function researchTestWorker(
     namespace: env.namespace ?? 'default',
     taskQueue,
     workflowBundle: bundle,
-    activities: createActivities({ resolveModel, tools, observations, client: env.client }),
+    activities: createActivities({ resolveModel, tools, observations, client: options.client ?? env.client }),
     sinks: workerSinks(),
+    ...(options.dataConverter && { dataConverter: options.dataConverter }),
   });
   return { worker, taskQueue, model };
 }
@@ -50,4 +60,14 @@ export async function waitFor(check: () => Promise<boolean>, timeoutMs = 30_000)
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/**
+ * A research worker's capability token, from the input its history holds: what whoever reads history without the
+ * payload codec can read.
+ */
+export async function workerToken(client: Client, workerId: string): Promise<string> {
+  const history = await client.workflow.getHandle(workerId).fetchHistory();
+  const payload = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+  return (JSON.parse(Buffer.from(payload?.data ?? []).toString('utf8')) as { token: string }).token;
 }

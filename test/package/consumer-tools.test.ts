@@ -170,9 +170,9 @@ describe('a tool of your own through the packed package, in a consumer folder', 
     const { tools } = await workerToolCatalogue(env.client, taskQueue);
     const ours = tools.filter((tool) => tool.source === 'code');
     expect(ours.map(({ name, policy }) => ({ name, policy }))).toEqual([
-      { name: 'lookup_order', policy: { retry: true, offload: true } },
-      { name: 'big_report', policy: { retry: true, offload: true } },
-      { name: 'charge_card', policy: { retry: false, offload: true } },
+      { name: 'lookup_order', policy: { retry: true, offload: true, approval: 'auto' } },
+      { name: 'big_report', policy: { retry: true, offload: true, approval: 'auto' } },
+      { name: 'charge_card', policy: { retry: false, offload: true, approval: 'auto' } },
     ]);
     expect(ours[0]!.inputSchema).toMatchObject({
       type: 'object',

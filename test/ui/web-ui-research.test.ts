@@ -4,7 +4,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Browser, Page } from 'playwright-core';
 import { type FixtureWeb, fixturePages, serveFixtureWeb } from '../../src/cli/demo/fixture-web';
-import { factRoute, verifyScript } from '../../src/cli/demo/research-scripts';
+import { factRoute, rowQuote, verifyScript } from '../../src/cli/demo/research-scripts';
 import { researchWorkflowId } from '../../src/common/ids';
 import { boardQuery } from '../../src/common/messages/research';
 import { ARTIFACTS, frameShowing, launchChromium } from '../helpers/chromium';
@@ -56,12 +56,27 @@ describe('Temporal Web UI', () => {
     const uiUrl = process.env.TEMPORAL_TEST_UI_URL;
     if (!uiUrl) throw new Error('the test dev server has no Web UI (TEMPORAL_TEST_UI_URL is not set)');
     const routes = {
-      [factRoute('Hooli', 'revenue')]: verifyScript(web.base, 'Hooli', '/hooli', '6,543,210'),
+      [factRoute('Hooli', 'revenue')]: verifyScript(
+        web.base,
+        'Hooli',
+        '/hooli',
+        '6,543,210',
+        rowQuote('revenue', 'USD 6,543,210'),
+      ),
       [factRoute('Hooli', 'employees')]: [
         { tool: 'web_fetch', args: { url: `${web.base}/old` } },
-        { tool: 'board_write', args: { status: 'VERIFIED', value: '777', source_url: `${web.base}/old`, step: 1 } },
+        {
+          tool: 'board_write',
+          args: { status: 'VERIFIED', value: '777', source_url: `${web.base}/old`, step: 1, quote: 'employees 777' },
+        },
       ],
-      [factRoute('Hooli', 'employees', 2)]: verifyScript(web.base, 'Hooli', '/hooli', '777'),
+      [factRoute('Hooli', 'employees', 2)]: verifyScript(
+        web.base,
+        'Hooli',
+        '/hooli',
+        '777',
+        rowQuote('employees', '777'),
+      ),
     };
     const { worker, taskQueue } = await researchTestWorker(env, bundle, web, routes);
     const runId = `ui-research-${process.pid}-${Date.now().toString(36)}`;
@@ -101,8 +116,10 @@ describe('Temporal Web UI', () => {
       ]);
       const text = await details.locator('body').innerText();
       expect(text).toContain(`complete, ${board.length} entries`);
-      expect(text).toMatch(/e\d+ Hooli \/ revenue = 6,543,210 from http:\/\/127\.0\.0\.1:\d+\/hooli · worker\/1/);
-      expect(text).toMatch(/value .777. does not occur/);
+      expect(text).toMatch(
+        /e\d+ Hooli \/ revenue = 6,543,210 “revenue USD 6,543,210” from http:\/\/127\.0\.0\.1:\d+\/hooli · worker\/1/,
+      );
+      expect(text).toMatch(/the quote does not occur in/);
       await page.screenshot({ path: path.join(ARTIFACTS, 'web-ui-research-details.png'), fullPage: true });
 
       // The list filtered by the research search attributes: under its outcome, and not under another.

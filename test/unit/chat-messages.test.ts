@@ -7,6 +7,7 @@ import {
   MAX_MESSAGE_CONTENT_CHARS,
   type Message,
   ModelRequestSchema,
+  contentText,
   messagesChars,
 } from '../../src/core/cycle/model';
 import type { Handled } from '../../src/core/cycle/plan-calls';
@@ -40,11 +41,13 @@ describe('a chat turn as provider-neutral messages', () => {
   it('is the scratchpad, the acknowledgement and the input with the directives held at the start', () => {
     const messages = buildRespondMessages(state, 'Hello', [{ text: 'Be brief', iteration: 1 }]);
 
-    expect(messages).toEqual([
+    expect(messages.map((message) => ({ ...message, content: contentText(message.content) }))).toEqual([
       { role: 'user', content: understanding },
       { role: 'assistant', content: 'Understood.' },
       { role: 'user', content: 'Hello\n\nUSER DIRECTIVE: Be brief' },
     ]);
+    // The scratchpad comes in blocks, its stable sections marked for caching (test/unit/prompt-prefix.test.ts).
+    expect(Array.isArray(messages[0]?.content)).toBe(true);
   });
 
   it('sends each iteration that ran tools as the calls with their ids, one tool message each, then new directives', () => {
@@ -114,10 +117,12 @@ describe('a chat turn as provider-neutral messages', () => {
 });
 
 describe('flattening tool use back to text (JSON text protocol, scripted model)', () => {
-  it('leaves a request without tool use as it was', () => {
+  it('leaves a request without tool use as it was, its blocks joined', () => {
     const messages = buildRespondMessages(state, 'Hello', [{ text: 'Be brief', iteration: 1 }]);
 
-    expect(flattenToolUse(messages)).toEqual(messages);
+    expect(flattenToolUse(messages)).toEqual(
+      messages.map((message) => ({ role: message.role, content: contentText(message.content) })),
+    );
   });
 
   it('reads as the <tool_results_this_turn> block always did: results after the input, the model’s text left out', () => {

@@ -10,6 +10,8 @@ const toolCalls: ToolCallInput[] = [];
 let script: ModelResponse['toolCalls'][] = [];
 
 jest.mock('@temporalio/workflow', () => ({
+  // Message definitions and proxies are plain objects outside a workflow; what runs in one is stubbed below.
+  ...jest.requireActual('@temporalio/workflow'),
   proxyActivities: () => ({
     callModel: async (request: ModelRequest): Promise<ModelResponse> => {
       modelCalls.push(request);

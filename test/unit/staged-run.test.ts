@@ -102,6 +102,7 @@ describe('StagedRun: a stage', () => {
       outcome: 'completed',
       touchedPaths: ['src/health.ts'],
       refusedPaths: [],
+      change: 'changed',
     });
     expect(cycles.map((cycle) => cycle.id)).toEqual([`${RUN_ID}/stage-1`]);
     const input = cycles[0]?.input;

@@ -59,6 +59,8 @@ describe('agent workflow: reflective chat turns', () => {
       });
       const second = await updateAgent(env.client, target, sendUpdate, [{ message: 'What is my name?' }]);
       expect(second.reply).toBe('You are Ada.');
+      // The reply comes before reflect: the memory is the turn's once its cycle has ended.
+      await env.client.workflow.getHandle(second.cycleId).result();
 
       const handle = env.client.workflow.getHandle(agentWorkflowId(target.agentId));
       const scratchpad = await handle.query(scratchpadQuery);

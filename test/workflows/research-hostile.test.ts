@@ -13,7 +13,7 @@ import { boardQuery, researchStatusQuery } from '../../src/common/messages/resea
 import { ensureTemporalCli } from '../../src/dev-server/provision';
 import { workerSinks } from '../../src/workers/create-worker';
 import { testServerAddress, uniqueTaskQueue } from '../helpers/temporal';
-import { waitFor } from '../helpers/research';
+import { waitFor, workerToken } from '../helpers/research';
 import { useWorkflowEnvironment } from '../helpers/worker';
 
 jest.setTimeout(180_000);
@@ -238,17 +238,19 @@ describe('a research run under hostile messages', () => {
     const models = Object.fromEntries(Array.from({ length: 20 }, (_, index) => [`model-${index}`, absurd]));
     try {
       await waitFor(async () => (await handle.query(researchStatusQuery)).activeWorkers.length === 1);
+      // The worker's own token: usage is bounded even on a write that proves who sent it.
+      const token = await workerToken(env.client, author.id);
       await handle.executeUpdate('write', {
-        args: [{ author, draft: { type: 'PENDING', body: { ...fact, assignedTo: author.id } } }],
+        args: [{ author, draft: { type: 'PENDING', body: { ...fact, assignedTo: author.id } }, token }],
       });
       const forged = handle.executeUpdate('write', {
-        args: [{ author, draft: { type: 'UNVERIFIED', body: { ...fact, reason: 'x' } }, usageByModel: models }],
+        args: [{ author, draft: { type: 'UNVERIFIED', body: { ...fact, reason: 'x' } }, usageByModel: models, token }],
       });
       await expect(forged).rejects.toThrow();
       await forged.catch((error: Error) => expect(String(error.cause)).toMatch(/usage of 6000000000000\d* tokens/));
       const usage = { m: { ...ZERO_USAGE, inputTokens: 120 } };
       await handle.executeUpdate('write', {
-        args: [{ author, draft: { type: 'UNVERIFIED', body: { ...fact, reason: 'x' } }, usageByModel: usage }],
+        args: [{ author, draft: { type: 'UNVERIFIED', body: { ...fact, reason: 'x' } }, usageByModel: usage, token }],
       });
 
       expect((await handle.query(researchStatusQuery)).usage.usage).toEqual(usage.m);

@@ -40,23 +40,23 @@ const GO_AHEAD = 'GO-AHEAD-after-the-kill';
  */
 function script(base: string): string {
   const url = (page: string) => `${base}${page}`;
-  const verify = (value: string, page: string) => ({
+  const verify = (value: string, page: string, quote: string) => ({
     tool: 'board_write',
-    args: { status: 'VERIFIED', value, source_url: url(page), step: 1 },
+    args: { status: 'VERIFIED', value, source_url: url(page), step: 1, quote },
   });
   const probed = factRoute('Acme', 'revenue');
   const entries = [
-    { match: [probed, GO_AHEAD], ...verify('1,234,567', EVIDENCE_PAGE) },
+    { match: [probed, GO_AHEAD], ...verify('1,234,567', EVIDENCE_PAGE, 'revenue USD 1,234,567') },
     { match: [probed, '[TOOL] web_fetch('], tool: 'web_search', args: { query: PROBE } },
     { match: [probed], tool: 'web_fetch', args: { url: url(EVIDENCE_PAGE) } },
     ...(
       [
-        ['Acme', 'employees', '5000', '/acme'],
-        ['Globex', 'revenue', '890,000', '/globex'],
-        ['Globex', 'employees', '1200', '/globex'],
+        ['Acme', 'employees', '5000', '/acme', 'employees 5,000'],
+        ['Globex', 'revenue', '890,000', '/globex', 'revenue USD 890,000'],
+        ['Globex', 'employees', '1200', '/globex', 'employees 1,200'],
       ] as const
-    ).flatMap(([entity, field, value, page]) => [
-      { match: [factRoute(entity, field), '[TOOL] web_fetch('], ...verify(value, page) },
+    ).flatMap(([entity, field, value, page, quote]) => [
+      { match: [factRoute(entity, field), '[TOOL] web_fetch('], ...verify(value, page, quote) },
       { match: [factRoute(entity, field)], tool: 'web_fetch', args: { url: url(page) } },
     ]),
   ];
@@ -219,6 +219,7 @@ describe('research run across two worker processes', () => {
       sourceUrl: `${base}${EVIDENCE_PAGE}`,
       retrievedBy: researchWorkerId(runId, 1),
       evidence: { step: 1 },
+      quote: 'revenue USD 1,234,567',
     });
     expect(requests.filter((request) => request.path === EVIDENCE_PAGE).map((request) => request.pid)).toEqual([
       kill?.pid,

@@ -3,7 +3,7 @@ import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import Redis from 'ioredis';
 import { mirrorEntries, mirrorKey } from '../../src/activities/research/mirror';
 import { type FixtureWeb, fixturePages, serveFixtureWeb } from '../../src/cli/demo/fixture-web';
-import { factRoute, verifyScript } from '../../src/cli/demo/research-scripts';
+import { factRoute, rowQuote, verifyScript } from '../../src/cli/demo/research-scripts';
 import { startDirectiveBridge } from '../../src/clients/directive-bridge';
 import type { BoardEntry } from '../../src/core/research/board';
 import { researchWorkflowId } from '../../src/common/ids';
@@ -45,8 +45,22 @@ afterAll(async () => {
 describe('research board Redis mirror', () => {
   it('holds the same entries in the same order, a TTL after the run, and passes directives published on Redis', async () => {
     const routes = {
-      [factRoute('Hooli', 'revenue')]: verifyScript(web.base, 'Hooli', '/hooli', '3,000,000', 3000),
-      [factRoute('Hooli', 'employees')]: verifyScript(web.base, 'Hooli', '/hooli', '640', 3000),
+      [factRoute('Hooli', 'revenue')]: verifyScript(
+        web.base,
+        'Hooli',
+        '/hooli',
+        '3,000,000',
+        rowQuote('revenue', 'USD 3,000,000'),
+        3000,
+      ),
+      [factRoute('Hooli', 'employees')]: verifyScript(
+        web.base,
+        'Hooli',
+        '/hooli',
+        '640',
+        rowQuote('employees', '640'),
+        3000,
+      ),
     };
     const { worker, taskQueue } = await researchTestWorker(env, bundle, web, routes);
     const runId = `mirror-${Date.now().toString(36)}`;
@@ -97,8 +111,22 @@ describe('research board Redis mirror', () => {
 
   it('forwards one publish as one directive with two bridges, and a flood of publishes leaves the run small', async () => {
     const routes = {
-      [factRoute('Hooli', 'revenue')]: verifyScript(web.base, 'Hooli', '/hooli', '3,000,000', 6000),
-      [factRoute('Hooli', 'employees')]: verifyScript(web.base, 'Hooli', '/hooli', '640', 6000),
+      [factRoute('Hooli', 'revenue')]: verifyScript(
+        web.base,
+        'Hooli',
+        '/hooli',
+        '3,000,000',
+        rowQuote('revenue', 'USD 3,000,000'),
+        6000,
+      ),
+      [factRoute('Hooli', 'employees')]: verifyScript(
+        web.base,
+        'Hooli',
+        '/hooli',
+        '640',
+        rowQuote('employees', '640'),
+        6000,
+      ),
     };
     const { worker, taskQueue } = await researchTestWorker(env, bundle, web, routes);
     const runId = `flood-${Date.now().toString(36)}`;
@@ -165,8 +193,22 @@ describe('research board Redis mirror', () => {
   it('completes when redis-server is SIGKILLed mid-run, the status saying the mirror gave up', async () => {
     const doomed = await testRedisServer();
     const routes = {
-      [factRoute('Hooli', 'revenue')]: verifyScript(web.base, 'Hooli', '/hooli', '3,000,000', 3000),
-      [factRoute('Hooli', 'employees')]: verifyScript(web.base, 'Hooli', '/hooli', '640', 3000),
+      [factRoute('Hooli', 'revenue')]: verifyScript(
+        web.base,
+        'Hooli',
+        '/hooli',
+        '3,000,000',
+        rowQuote('revenue', 'USD 3,000,000'),
+        3000,
+      ),
+      [factRoute('Hooli', 'employees')]: verifyScript(
+        web.base,
+        'Hooli',
+        '/hooli',
+        '640',
+        rowQuote('employees', '640'),
+        3000,
+      ),
     };
     const { worker, taskQueue } = await researchTestWorker(env, bundle, web, routes);
     const runId = `redis-down-${Date.now().toString(36)}`;

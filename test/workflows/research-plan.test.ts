@@ -4,7 +4,7 @@ import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { RoutedScriptedProvider } from '../../src/activities/model/routed';
 import type { ScriptEntry } from '../../src/activities/model/scripted';
 import { type FixtureWeb, fixturePages, serveFixtureWeb } from '../../src/cli/demo/fixture-web';
-import { DEMO_COMPANIES, factRoute, planRoute, verifyScript } from '../../src/cli/demo/research-scripts';
+import { DEMO_COMPANIES, factRoute, planRoute, rowQuote, verifyScript } from '../../src/cli/demo/research-scripts';
 import type { BoardEntry, EntryOf } from '../../src/core/research/board';
 import type { ResearchInput, ResearchResult } from '../../src/core/research/run';
 import { MAX_PLANNED_FACTS } from '../../src/core/research/plan';
@@ -91,10 +91,16 @@ describe('the supervisor writes STRATEGY from the question', () => {
       },
     ];
     const routes = {
-      [factRoute('Acme', 'revenue')]: verifyScript(b, 'Acme', '/acme', '1234567'),
-      [factRoute('Acme', 'employees')]: verifyScript(b, 'Acme', '/acme', '5000'),
-      [factRoute('Globex', 'revenue')]: verifyScript(b, 'Globex', '/globex', '890,000'),
-      [factRoute('Globex', 'employees')]: verifyScript(b, 'Globex', '/globex', '1,200'),
+      [factRoute('Acme', 'revenue')]: verifyScript(b, 'Acme', '/acme', '1234567', rowQuote('revenue', 'USD 1,234,567')),
+      [factRoute('Acme', 'employees')]: verifyScript(b, 'Acme', '/acme', '5000', rowQuote('employees', '5,000')),
+      [factRoute('Globex', 'revenue')]: verifyScript(
+        b,
+        'Globex',
+        '/globex',
+        '890,000',
+        rowQuote('revenue', 'USD 890,000'),
+      ),
+      [factRoute('Globex', 'employees')]: verifyScript(b, 'Globex', '/globex', '1,200', rowQuote('employees', '1,200')),
     };
     const { result, children, planRequests, workers } = await planAndRun({ question }, plan, routes);
 
@@ -138,7 +144,15 @@ describe('the supervisor writes STRATEGY from the question', () => {
       { text: 'I think revenue matters most.' },
       { tool: 'plan_research', args: { goal: 'Acme revenue', entities: ['Initech', 'Umbrella'], fields: ['revenue'] } },
     ];
-    const routes = { [factRoute('Acme', 'revenue')]: verifyScript(b, 'Acme', '/acme', '1,234,567') };
+    const routes = {
+      [factRoute('Acme', 'revenue')]: verifyScript(
+        b,
+        'Acme',
+        '/acme',
+        '1,234,567',
+        rowQuote('revenue', 'USD 1,234,567'),
+      ),
+    };
     const { result, planRequests } = await planAndRun(
       { question: 'What does Acme earn?', entities: ['Acme'] },
       plan,
@@ -161,7 +175,15 @@ describe('the supervisor writes STRATEGY from the question', () => {
       // Slow enough that the directive surely arrives before the plan does.
       { tool: 'plan_research', args: { entities: ['Acme'], fields: ['revenue'] }, delayMs: 1500 },
     ];
-    const routes = { [factRoute('Acme', 'revenue')]: verifyScript(b, 'Acme', '/acme', '1,234,567') };
+    const routes = {
+      [factRoute('Acme', 'revenue')]: verifyScript(
+        b,
+        'Acme',
+        '/acme',
+        '1,234,567',
+        rowQuote('revenue', 'USD 1,234,567'),
+      ),
+    };
     const { result } = await planAndRun({ question: 'What does Acme earn?' }, plan, routes, async (handle) => {
       await handle.signal(researchDirectiveSignal, { text: 'Prefer the annual report', by: 'ada' });
     });

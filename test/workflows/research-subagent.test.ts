@@ -46,7 +46,7 @@ function routes(base: string): Record<string, ScriptEntry[]> {
       { tool: 'web_fetch', args: { url: page }, usage: usage(200, 20) },
       {
         tool: 'board_write',
-        args: { status: 'VERIFIED', value: '42,000', source_url: page, step: 2 },
+        args: { status: 'VERIFIED', value: '42,000', source_url: page, step: 2, quote: 'revenue USD 42,000' },
         usage: usage(300, 30),
       },
     ],
@@ -55,7 +55,7 @@ function routes(base: string): Record<string, ScriptEntry[]> {
       { tool: 'web_fetch', args: { url: page }, usage: usage(60, 6) },
       {
         tool: 'board_write',
-        args: { status: 'VERIFIED', value: '12', source_url: page, step: 2 },
+        args: { status: 'VERIFIED', value: '12', source_url: page, step: 2, quote: 'employees 12' },
         usage: usage(70, 7),
       },
     ],
@@ -176,7 +176,10 @@ describe("research workers run on spawn_subagent's machinery", () => {
       [factRoute('Initech', 'revenue', 2)]: [
         { tool: 'spawn_subagent', args: { task: 'Check the old source', context: 'Sub: dead source' } },
         { tool: 'web_fetch', args: { url: page } },
-        { tool: 'board_write', args: { status: 'VERIFIED', value: '42,000', source_url: page, step: 2 } },
+        {
+          tool: 'board_write',
+          args: { status: 'VERIFIED', value: '42,000', source_url: page, step: 2, quote: 'revenue USD 42,000' },
+        },
       ],
       'Sub: dead source': [
         { tool: 'web_fetch', args: { url: `${dead}?` } },

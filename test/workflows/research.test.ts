@@ -4,7 +4,7 @@ import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { type BoardWriteOutcome, createResearchActivities } from '../../src/activities/research/board';
 import type { ScriptEntry } from '../../src/activities/model/scripted';
 import { type FixtureWeb, fixturePages, serveFixtureWeb } from '../../src/cli/demo/fixture-web';
-import { demoRoutes, factRoute, verifyScript } from '../../src/cli/demo/research-scripts';
+import { demoRoutes, factRoute, rowQuote, verifyScript } from '../../src/cli/demo/research-scripts';
 import type { BoardEntry } from '../../src/core/research/board';
 import type { ResearchInput } from '../../src/core/research/run';
 import { researchWorkflowId, researchWorkerId } from '../../src/common/ids';
@@ -17,7 +17,7 @@ import {
 } from '../../src/common/messages/research';
 import { testEnvironment } from '../helpers/temporal';
 import { bundleWorkflows } from '../helpers/worker';
-import { researchTestWorker, waitFor } from '../helpers/research';
+import { researchTestWorker, waitFor, workerToken } from '../helpers/research';
 
 jest.setTimeout(120_000);
 
@@ -72,6 +72,10 @@ async function startInitechClaimed(taskQueue: string, runId: string) {
   await waitFor(async () => (await handle.query(researchStatusQuery)).facts.every((fact) => fact.state === 'PENDING'));
   return handle;
 }
+
+/** The quote of `field`'s row on `entity`'s fixture page. */
+const quoteOf = (entity: string, field: 'revenue' | 'employees') =>
+  rowQuote(field, COMPANIES[entity as keyof typeof COMPANIES][field]);
 
 const ofType = (board: BoardEntry[], type: BoardEntry['type']) => board.filter((entry) => entry.type === type);
 
@@ -130,8 +134,22 @@ describe('research run on the dev server', () => {
   it('refuses forged writes and an early synthesis, and reads a mid-run directive into STRATEGY without restarting workers', async () => {
     const b = web.base;
     const routes = {
-      [factRoute('Initech', 'revenue')]: verifyScript(b, 'Initech', '/initech', '42,000', 4000),
-      [factRoute('Initech', 'employees')]: verifyScript(b, 'Initech', '/initech', '12', 4000),
+      [factRoute('Initech', 'revenue')]: verifyScript(
+        b,
+        'Initech',
+        '/initech',
+        '42,000',
+        rowQuote('revenue', 'USD 42,000'),
+        4000,
+      ),
+      [factRoute('Initech', 'employees')]: verifyScript(
+        b,
+        'Initech',
+        '/initech',
+        '12',
+        rowQuote('employees', '12'),
+        4000,
+      ),
     };
     const { worker, taskQueue } = await researchWorker(routes);
     const runId = runIdFor('forged');
@@ -140,6 +158,9 @@ describe('research run on the dev server', () => {
     await worker.runUntil(async () => {
       const handle = await startInitechClaimed(taskQueue, runId);
       const before = await handle.query(boardQuery);
+      // w1's own token (read from its history, as whoever reads history without the codec can): the board's rules
+      // still refuse each of these writes (research-verified.test.ts forges writes without it).
+      const token = await workerToken(env.client, w1);
       const fact = { entity: 'Initech', field: 'revenue' };
       const url = `${b}/initech`;
       const attempts: [string, unknown, unknown][] = [
@@ -175,7 +196,7 @@ describe('research run on the dev server', () => {
         ],
       ];
       for (const [rule, author, draft] of attempts) {
-        const refusal = handle.executeUpdate(writeUpdate, { args: [{ author: author as never, draft }] });
+        const refusal = handle.executeUpdate(writeUpdate, { args: [{ author: author as never, draft, token }] });
         await expect(refusal).rejects.toThrow();
         await refusal.catch((error: Error) => expect(`${error.message} ${String(error.cause)}`).toContain(rule));
       }
@@ -205,8 +226,22 @@ describe('research run on the dev server', () => {
 
   it('writes once when a boardWrite attempt is retried after the supervisor accepted it', async () => {
     const routes = {
-      [factRoute('Initech', 'revenue')]: verifyScript(web.base, 'Initech', '/initech', '42,000', 10_000),
-      [factRoute('Initech', 'employees')]: verifyScript(web.base, 'Initech', '/initech', '12', 10_000),
+      [factRoute('Initech', 'revenue')]: verifyScript(
+        web.base,
+        'Initech',
+        '/initech',
+        '42,000',
+        rowQuote('revenue', 'USD 42,000'),
+        10_000,
+      ),
+      [factRoute('Initech', 'employees')]: verifyScript(
+        web.base,
+        'Initech',
+        '/initech',
+        '12',
+        rowQuote('employees', '12'),
+        10_000,
+      ),
     };
     const { worker, taskQueue } = await researchWorker(routes);
     const runId = runIdFor('retried-write');
@@ -219,6 +254,7 @@ describe('research run on the dev server', () => {
         request: {
           author: { role: 'worker' as const, id: w1 },
           draft: { type: 'UNVERIFIED' as const, body: { entity: 'Initech', field: 'revenue', reason: 'paywalled' } },
+          token: await workerToken(env.client, w1),
         },
       };
       // Two attempts of one activity (its first worker died before reporting): the same id, attempt 1 then 2.
@@ -245,10 +281,13 @@ describe('research run on the dev server', () => {
     };
     const routes = Object.fromEntries(
       entities.flatMap((entity) => [
-        [factRoute(entity, 'revenue'), verifyScript(web.base, entity, `/${entity.toLowerCase()}`, values[entity]![0])],
+        [
+          factRoute(entity, 'revenue'),
+          verifyScript(web.base, entity, `/${entity.toLowerCase()}`, values[entity]![0], quoteOf(entity, 'revenue')),
+        ],
         [
           factRoute(entity, 'employees'),
-          verifyScript(web.base, entity, `/${entity.toLowerCase()}`, values[entity]![1]),
+          verifyScript(web.base, entity, `/${entity.toLowerCase()}`, values[entity]![1], quoteOf(entity, 'employees')),
         ],
       ]),
     );
@@ -275,7 +314,13 @@ describe('research run on the dev server', () => {
 
   it('ends incomplete, with what is missing and no SYNTHESIS, when the attempts run out first', async () => {
     const routes = {
-      [factRoute('Umbrella', 'revenue')]: verifyScript(web.base, 'Umbrella', '/umbrella', '7777777'),
+      [factRoute('Umbrella', 'revenue')]: verifyScript(
+        web.base,
+        'Umbrella',
+        '/umbrella',
+        '7777777',
+        quoteOf('Umbrella', 'revenue'),
+      ),
       [factRoute('Umbrella', 'employees')]: [
         { tool: 'board_write', args: { status: 'UNVERIFIED', value: '30000', reason: 'only a press rumour' } },
       ],
@@ -306,7 +351,10 @@ describe('research run on the dev server', () => {
         const value = /revenue<\/td><td>USD ([\d,]+)/.exec(
           fixturePages(COMPANIES)[`/${entity.toLowerCase()}`] ?? '',
         )?.[1];
-        return [factRoute(entity, 'revenue'), verifyScript(web.base, entity, `/${entity.toLowerCase()}`, value ?? '')];
+        return [
+          factRoute(entity, 'revenue'),
+          verifyScript(web.base, entity, `/${entity.toLowerCase()}`, value ?? '', quoteOf(entity, 'revenue')),
+        ];
       }),
     );
     const { worker, taskQueue } = await researchWorker(routes);

@@ -6,7 +6,7 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionToolChoiceOption,
 } from 'openai/resources/chat/completions';
-import type { Message, ModelResponse, ToolCall } from '../../core/cycle/model';
+import { type Message, type ModelResponse, type ToolCall, contentText } from '../../core/cycle/model';
 import { flattenToolUse } from '../../core/cycle/flatten-messages';
 import { ModelError } from '../../common/failure-types';
 import { toModelFailure } from './errors';
@@ -52,10 +52,14 @@ function toolCallsOf(message: ChatCompletion.Choice['message']): ToolCall[] {
   });
 }
 
-/** A message in Chat Completions' shape: calls as `tool_calls`, each result a `role: "tool"` message. */
+/**
+ * A message in Chat Completions' shape: calls as `tool_calls`, each result a `role: "tool"` message. Blocks join into
+ * one text: these servers cache an unchanged prefix on their own, and the prompt's order keeps it unchanged.
+ */
 function chatMessage(message: Message): ChatCompletionMessageParam {
   if (message.role === 'tool') return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
-  if (message.role === 'user' || !message.toolCalls) return { role: message.role, content: message.content };
+  if (message.role === 'user') return { role: 'user', content: contentText(message.content) };
+  if (!message.toolCalls) return { role: 'assistant', content: message.content };
   return {
     role: 'assistant',
     // Servers take null beside tool calls; some refuse an empty string.

@@ -1,4 +1,10 @@
-import type { Message, ModelResponse, SystemPromptId } from '../../core/cycle/model';
+import {
+  type CacheTtl,
+  type Message,
+  type ModelResponse,
+  type SystemPromptId,
+  contentText,
+} from '../../core/cycle/model';
 import type { OfferedTool } from './offered-tools';
 
 /** A model request after defaults are applied; what providers receive. */
@@ -10,11 +16,26 @@ export interface ProviderRequest {
   tools: OfferedTool[];
   toolChoice: 'auto' | 'any' | { name: string };
   maxTokens: number;
+  /** How long a provider that caches on request keeps the prompt's marked prefixes; absent, its default. */
+  cacheTtl?: CacheTtl;
 }
 
 /** One way to reach a model. Providers throw `ApplicationFailure`s typed `ModelError.*`; Temporal retries. */
 export interface ModelProvider {
   /** Human-readable spec, e.g. `anthropic:claude-sonnet-5-5`. */
   readonly spec: string;
+  /** Whether it takes user messages in blocks with cache marks; a provider without it gets each as one text. */
+  readonly readsCacheMarks?: boolean;
   complete(request: ProviderRequest, signal?: AbortSignal): Promise<ModelResponse>;
+}
+
+/** `request` as `provider` takes it: blocks joined into one text unless it reads cache marks. */
+export function requestFor(provider: ModelProvider, request: ProviderRequest): ProviderRequest {
+  if (provider.readsCacheMarks) return request;
+  const messages = request.messages.map((message) =>
+    message.role === 'user' && typeof message.content !== 'string'
+      ? { ...message, content: contentText(message.content) }
+      : message,
+  );
+  return { ...request, messages };
 }

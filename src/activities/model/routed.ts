@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import type { ModelResponse } from '../../core/cycle/model';
+import { type ModelResponse, contentText } from '../../core/cycle/model';
 import type { ModelProvider, ProviderRequest } from './provider';
 import { ScriptedProvider, type ScriptEntry, type ScriptedRequest } from './scripted';
 import { ModelError } from '../../common/failure-types';
@@ -24,7 +24,8 @@ export class RoutedScriptedProvider implements ModelProvider {
   }
 
   async complete(request: ProviderRequest, signal?: AbortSignal): Promise<ModelResponse> {
-    const lines = request.messages[0]?.content.split('\n') ?? [];
+    const first = request.messages[0];
+    const lines = first ? contentText(first.content).split('\n') : [];
     // A worker's brief opens its first message; a cycle's prompt carries it in the workspace section.
     const key = lines.find((line) => this.routes.has(line.trim()))?.trim() ?? lines[0] ?? '';
     const route = this.routes.get(key);

@@ -1,7 +1,8 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { type Client, WorkflowUpdateFailedError } from '@temporalio/client';
 import { z } from 'zod';
-import { BOARD_LIMITS, type BoardEntry, EvidenceSchema, valueOccursIn } from '../../core/research/board';
+import { BOARD_LIMITS, type BoardEntry, EvidenceSchema } from '../../core/research/board';
+import { judgeEvidence } from '../../core/research/evidence-rule';
 import { urlKey } from '../../core/research/url-key';
 import { errorMessage } from '../../common/error-message';
 import { ResearchError } from '../../common/failure-types';
@@ -18,6 +19,18 @@ const EvidenceCheckSchema = z.object({
   evidence: EvidenceSchema(),
   sourceUrl: z.string().min(1).max(BOARD_LIMITS.url),
   value: z.string().min(1).max(BOARD_LIMITS.name),
+  /** The claim's fact and quote; absent from supervisors from before quotes (their claims are then refused). */
+  entity: z.string().min(1).max(BOARD_LIMITS.name).optional(),
+  field: z.string().min(1).max(BOARD_LIMITS.name).optional(),
+  quote: z.string().max(BOARD_LIMITS.text).optional(),
+  /** The run's entities, fields and field aliases, as its latest STRATEGY lists them. */
+  run: z
+    .object({
+      entities: z.array(z.string().max(BOARD_LIMITS.name)).max(BOARD_LIMITS.list),
+      fields: z.array(z.string().max(BOARD_LIMITS.name)).max(BOARD_LIMITS.list),
+      aliases: z.record(z.string(), z.array(z.string().max(BOARD_LIMITS.name))).optional(),
+    })
+    .optional(),
 });
 export type EvidenceCheck = z.infer<typeof EvidenceCheckSchema>;
 
@@ -98,7 +111,8 @@ export function createResearchActivities(client: Client | undefined, observation
 
     /**
      * Verified means checked (design.md): the cited observation is a successful `web_fetch` of `sourceUrl` stored by
-     * this worker's investigation (its cycle or that cycle's sub-agents), and the value occurs in its content.
+     * this worker's investigation (its cycle or that cycle's sub-agents), and the claim's quote passes the evidence
+     * rule against its content (core/research/evidence-rule.ts).
      */
     async checkEvidence(rawCheck: EvidenceCheck): Promise<EvidenceVerdict> {
       const check = parseWorkflowInput(EvidenceCheckSchema, rawCheck, ResearchError.BadInput, 'evidence check');
@@ -121,10 +135,12 @@ export function createResearchActivities(client: Client | undefined, observation
       const content = await loadContent(observations, entry);
       const text = content instanceof TextView ? content.text : undefined;
       if (text === undefined) return { ok: false, reason: `observation ${cited} is not text` };
-      if (!valueOccursIn(text, check.value)) {
-        return { ok: false, reason: `value "${check.value}" does not occur in ${check.sourceUrl}` };
-      }
-      return { ok: true };
+      const entity = check.entity ?? '';
+      const field = check.field ?? '';
+      const run = check.run ?? { entities: [entity], fields: [field] };
+      const claim = { entity, field, value: check.value, quote: check.quote };
+      const ruling = judgeEvidence({ url: fetched, content: text }, claim, run);
+      return ruling.ok ? ruling : { ok: false, reason: ruling.reason };
     },
   };
 }

@@ -40,6 +40,8 @@ export interface ToolDefinitionInput<Args> {
   retry?: boolean;
   /** `false`: a large result stays inline (cut at a hard cap) instead of going to the observation store. */
   offload?: boolean;
+  /** `'ask'`: every call waits for a person to approve, edit or deny it before it runs. Default `'auto'`. */
+  approval?: 'ask' | 'auto';
 }
 
 /** A tool from code, checked and ready for the worker: its JSON Schema, its validator and its policy. */
@@ -120,7 +122,7 @@ export function defineTool<Args>(definition: ToolDefinitionInput<Args>): CodeToo
     );
   }
   if (typeof run !== 'function') throw new Error(`tool ${name}: run must be a function (args, context) => result`);
-  const { timeoutMs, retry, offload } = definition;
+  const { timeoutMs, retry, offload, approval } = definition;
   if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0 && timeoutMs <= MAX_TOOL_TIMEOUT_MS)) {
     throw new Error(`tool ${name}: timeoutMs must be a whole number of milliseconds from 1 to ${MAX_TOOL_TIMEOUT_MS}`);
   }
@@ -128,13 +130,21 @@ export function defineTool<Args>(definition: ToolDefinitionInput<Args>): CodeToo
     if (value !== undefined && typeof value !== 'boolean')
       throw new Error(`tool ${name}: ${key} must be true or false`);
   }
+  if (approval !== undefined && approval !== 'ask' && approval !== 'auto') {
+    throw new Error(`tool ${name}: approval must be 'ask' or 'auto'`);
+  }
   const schema = isZod(input)
     ? fromZod(name, input)
     : input !== null && typeof input === 'object'
       ? fromJsonSchema(name, input as JsonSchema)
       : undefined;
   if (!schema) throw new Error(`tool ${name}: input must be a zod object schema or a JSON Schema object`);
-  const policy: ToolPolicy = { retry: retry ?? true, offload: offload ?? true, ...(timeoutMs && { timeoutMs }) };
+  const policy: ToolPolicy = {
+    retry: retry ?? true,
+    offload: offload ?? true,
+    approval: approval ?? 'auto',
+    ...(timeoutMs && { timeoutMs }),
+  };
   return Object.freeze({
     kind: 'durable-scratchpad/tool' as const,
     name,

@@ -1,5 +1,7 @@
-import { ACTIVITY_TOOLS, SPAWN_SUBAGENT, isActivityTool } from '../../core/tools/catalogue';
-import type { CatalogueEntry, ToolDescriptor, ToolPolicy } from '../../core/tools/descriptor';
+import { z } from 'zod';
+import { ACTIVITY_TOOLS, SPAWN_SUBAGENT, TOOL_ARGS, isActivityTool } from '../../core/tools/catalogue';
+import type { ApprovalPolicy, CatalogueEntry, ToolDescriptor, ToolPolicy } from '../../core/tools/descriptor';
+import { workerApproval } from '../../core/tools/approval-policy';
 import { type Observation, SCRATCHPAD_READ } from '../../core/tools/observation';
 import { errorMessage } from '../../common/error-message';
 import { TOOL_DESCRIPTIONS_BY_NAME, toolInputSchema } from '../model/tool-definitions';
@@ -15,7 +17,7 @@ export interface McpTool {
   server: string;
   description: string;
   inputSchema: JsonSchema;
-  policy: { timeoutMs?: number; retry?: boolean };
+  policy: { timeoutMs?: number; retry?: boolean; approval?: ApprovalPolicy };
 }
 
 /** What the registry needs of the MCP servers a worker is configured with. */
@@ -39,7 +41,7 @@ export interface CatalogueListing {
 }
 
 /** Built-in tools a cycle selects by name; `scratchpad_read` joins on its own once there is something to read. */
-const BUILTIN_DEFAULT_POLICY: ToolPolicy = { retry: true, offload: true };
+const BUILTIN_DEFAULT_POLICY: ToolPolicy = { retry: true, offload: true, approval: 'auto' };
 
 /** Names no tool of the user's may take: the built-ins and the workflow-side tools of every feature. */
 function reservedNames(): Set<string> {
@@ -72,6 +74,8 @@ export class ToolRegistry {
     private readonly mcp?: McpSource,
     /** Names and globs offered when neither a cycle nor its agent names any; absent, every tool. */
     private readonly defaultTools?: readonly string[],
+    /** Names and globs of tools whose calls wait for a person on this worker (`SCRATCHPAD_APPROVE`). */
+    private readonly approve?: readonly string[],
   ) {
     const reserved = reservedNames();
     for (const tool of codeTools) {
@@ -122,8 +126,13 @@ export class ToolRegistry {
   private mcpEntry(tool: McpTool): External {
     let entry = this.mcpEntries.get(tool);
     if (!entry) {
-      const { retry, timeoutMs } = tool.policy;
-      const policy: ToolPolicy = { retry: retry ?? true, offload: true, ...(timeoutMs && { timeoutMs }) };
+      const { retry, timeoutMs, approval } = tool.policy;
+      const policy: ToolPolicy = {
+        retry: retry ?? true,
+        offload: true,
+        approval: approval ?? 'auto',
+        ...(timeoutMs && { timeoutMs }),
+      };
       const descriptor = { ...pick(tool), source: `mcp:${tool.server}` as const, policy };
       entry = { descriptor, validate: this.validatorFor(tool) };
       this.mcpEntries.set(tool, entry);
@@ -160,8 +169,25 @@ export class ToolRegistry {
       policy: BUILTIN_DEFAULT_POLICY,
     }));
     const { tools, failures } = await this.external();
-    const all = [...builtins, ...[...tools.values()].map((tool) => tool.descriptor)];
+    const all = [...builtins, ...[...tools.values()].map((tool) => tool.descriptor)].map((tool) => {
+      const approval = workerApproval(tool.name, tool.policy.approval, this.approve);
+      return approval === tool.policy.approval ? tool : { ...tool, policy: { ...tool.policy, approval } };
+    });
     return { tools: all, failures, ...(this.defaultTools && { defaults: [...this.defaultTools] }) };
+  }
+
+  /** Whether `args` suit the tool's input schema: a person's edited arguments are checked before they apply. */
+  async checkArgs(name: string, args: unknown): Promise<{ ok: true } | { ok: false; error: string }> {
+    if (isActivityTool(name)) {
+      const parsed = TOOL_ARGS[name]().safeParse(args);
+      return parsed.success
+        ? { ok: true }
+        : { ok: false, error: `invalid arguments for ${name}:\n${z.prettifyError(parsed.error)}` };
+    }
+    const tool = this.hasExternal ? (await this.external()).tools.get(name) : undefined;
+    if (!tool) return { ok: false, error: `${name} is not a tool of this worker` };
+    const checked = tool.code ? tool.code.parse(args) : tool.validate(args);
+    return checked.ok ? { ok: true } : { ok: false, error: `invalid arguments for ${name}:\n${checked.error}` };
   }
 
   /** The catalogue a cycle records: names, sources and policies. */

@@ -1,8 +1,8 @@
 import * as fs from 'node:fs/promises';
 import YAML from 'yaml';
-import { type AgentTarget, Agents } from '../../client';
+import { type AgentTarget, Agents, Approvals } from '../../client';
+import { callText } from '../approval-calls';
 import type { Config } from '../../config';
-import type { AgentSettings } from '../../core/agent/agent';
 import { DirectiveTextSchema } from '../../core/cycle/input';
 import { describeIssues } from '../../common/workflow-input';
 import { type Scratchpad, normalizeScratchpad } from '../../core/scratchpad/scratchpad';
@@ -35,7 +35,7 @@ export async function onAgentQueue(agents: Agents, config: Config, target: Agent
 }
 
 /** Runs `work` against the agent with a worker available (an in-process one when none polls). */
-async function withAgent<T>(
+export async function withAgent<T>(
   agentId: string,
   model: string | undefined,
   work: (agents: Agents, target: AgentTarget) => Promise<T>,
@@ -56,17 +56,25 @@ async function withAgent<T>(
   );
 }
 
-/** `scratchpad send AGENT TEXT`: one chat turn; prints the reply. */
+/** `scratchpad send AGENT TEXT`: one chat turn; prints the reply as soon as respond ends, exits once reflect has. */
 export async function sendCommand(agentId: string, message: string, options: { json?: boolean; model?: string }) {
-  const result = await withAgent(agentId, options.model, (agents, target) => agents.send(target, { message }));
-  if (options.json) {
-    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-  } else {
-    if (result.reply) process.stdout.write(`${result.reply}\n`);
-    if (result.outcome !== 'completed') {
-      process.stderr.write(`cycle ${result.cycleId}: ${result.outcome}${result.error ? `: ${result.error}` : ''}\n`);
+  const result = await withAgent(agentId, options.model, async (agents, target) => {
+    const answer = await agents.send(target, { message });
+    if (options.json) {
+      process.stdout.write(`${JSON.stringify(answer, null, 2)}\n`);
+    } else {
+      if (answer.reply) process.stdout.write(`${answer.reply}\n`);
+      if (answer.outcome !== 'completed') {
+        process.stderr.write(`cycle ${answer.cycleId}: ${answer.outcome}${answer.error ? `: ${answer.error}` : ''}\n`);
+      }
     }
-  }
+    // The reply comes before reflect (design.md, The reply first): an in-process worker stopped now would cut it short.
+    await agents.client.workflow
+      .getHandle(answer.cycleId)
+      .result()
+      .catch(() => undefined);
+    return answer;
+  });
   return outcomeExitCode(result);
 }
 
@@ -110,9 +118,18 @@ export async function enqueueCommand(agentId: string, options: { task: string[];
 
 /** `scratchpad status AGENT`: cycles, what is running, held directives, usage and cost. */
 export async function statusCommand(agentId: string, options: { json?: boolean; model?: string }) {
-  const status = await withAgent(agentId, options.model, (agents) => agents.status(agentId), { quick: true });
+  const { status, approvals } = await withAgent(
+    agentId,
+    options.model,
+    async (agents) => ({
+      status: await agents.status(agentId),
+      // An agent on a worker older than approvals has no such query: it waits on nothing.
+      approvals: await new Approvals(agents.client).list(agentId).catch(() => []),
+    }),
+    { quick: true },
+  );
   if (options.json) {
-    process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ ...status, approvals }, null, 2)}\n`);
     return EXIT.ok;
   }
   const cost = status.costUsd === null ? 'unknown (a model without a known price)' : `$${status.costUsd.toFixed(4)}`;
@@ -121,50 +138,14 @@ export async function statusCommand(agentId: string, options: { json?: boolean; 
       `agent ${status.agentId}: ${status.cycleCount} cycle(s) in ${status.runs} run(s)`,
       `running: ${status.running ? `${status.running.cycleId} (${status.running.trigger})` : 'nothing'}; queued: ${status.queued}`,
       `held directives: ${status.heldDirectives.length ? status.heldDirectives.join(' | ') : 'none'}`,
+      `awaiting approval: ${approvals.length === 0 ? 'nothing' : `${approvals.length} call(s) (scratchpad approve / deny)`}`,
+      ...approvals.map((call) => `  ${call.callId} ${callText(call)} in ${call.cycleId} since ${call.requestedAt}`),
       `tokens: ${status.usage.inputTokens} input, ${status.usage.outputTokens} output, ` +
         `${status.usage.cacheReadTokens} cache read, ${status.usage.cacheWriteTokens} cache write; cost ${cost}`,
       `settings: ${JSON.stringify(status.settings)}`,
       ...(status.notices?.length ? ['notices:', ...status.notices.map((line) => `  ${line}`)] : []),
     ].join('\n') + '\n',
   );
-  return EXIT.ok;
-}
-
-/** The options of `scratchpad configure`, as commander parses them. */
-export interface ConfigureOptions {
-  cycleModel?: string;
-  reflectModel?: string;
-  singlePhase?: boolean;
-  twoPhase?: boolean;
-  budget?: number;
-  maxIterations?: number;
-  continueAsNewEvery?: number;
-  tools?: string[];
-  allTools?: boolean;
-}
-
-/** `scratchpad configure AGENT ...`: change how the agent runs its cycles. */
-export async function configureCommand(agentId: string, options: ConfigureOptions) {
-  if (options.singlePhase && options.twoPhase) {
-    throw new CliError('choose --single-phase or --two-phase, not both', EXIT.usage);
-  }
-  const requested: Partial<AgentSettings> = {
-    model: options.cycleModel,
-    reflectModel: options.reflectModel,
-    twoPhase: options.singlePhase ? false : options.twoPhase ? true : undefined,
-    budgetChars: options.budget,
-    maxIterations: options.maxIterations,
-    continueAsNewEvery: options.continueAsNewEvery,
-    tools: options.allTools ? null : options.tools,
-  };
-  if (options.allTools && options.tools) throw new CliError('choose --tools or --all-tools, not both', EXIT.usage);
-  const changes = Object.fromEntries(Object.entries(requested).filter(([, value]) => value !== undefined));
-  if (Object.keys(changes).length === 0)
-    throw new CliError('nothing to configure: give at least one option', EXIT.usage);
-  // The cycle model is also the model of an in-process worker, should this command need one.
-  const settings = await withAgent(agentId, options.cycleModel, (agents, target) => agents.configure(target, changes));
-  process.stdout.write(`${JSON.stringify(settings, null, 2)}\n`);
-  if (options.tools) await (await import('./tools')).reportUnmatchedTools(options.tools);
   return EXIT.ok;
 }
 
@@ -183,6 +164,7 @@ export async function exportCommand(agentId: string, options: { model?: string }
     turn: status.cycleCount,
     purpose: scratchpad.identity.purpose,
     settings: status.settings,
+    ...(status.origin ? { origin: status.origin } : {}),
     scratchpad,
   };
   process.stdout.write(`${JSON.stringify(document, null, 2)}\n`);

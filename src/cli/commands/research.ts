@@ -16,6 +16,8 @@ import * as runtime from '../runtime';
 export interface ResearchStartOptions {
   entities?: string;
   fields?: string;
+  /** `field=name,name`, once per field. */
+  alias?: string[];
   maxWorkers?: number;
   model?: string;
   workerModel?: string;
@@ -50,12 +52,14 @@ function researchInput(question: string, options: ResearchStartOptions, config: 
   const entities = splitList(options.entities);
   const fields = splitList(options.fields);
   const workerModel = options.workerModel ?? options.model;
+  const aliases = aliasOptions(options.alias);
   const input: ResearchInput = {
     runId: options.runId ?? `run-${Date.now().toString(36)}`,
     question,
     // A list left out is planned from the question by the supervisor's model.
     ...(entities && { entities }),
     ...(fields && { fields }),
+    ...(aliases && { aliases }),
     ...(options.maxWorkers && { maxWorkers: options.maxWorkers }),
     ...(options.model && { model: options.model }),
     ...(workerModel && { workerModel }),
@@ -64,6 +68,20 @@ function researchInput(question: string, options: ResearchStartOptions, config: 
   const parsed = ResearchInputSchema().safeParse(input);
   if (!parsed.success) throw new CliError(`invalid research run:\n${z.prettifyError(parsed.error)}`, EXIT.usage);
   return input;
+}
+
+/** `--alias revenue=turnover,sales`, repeated: the aliases by field; a value without `=` is a usage error. */
+function aliasOptions(values: readonly string[] | undefined): Record<string, string[]> | undefined {
+  if (!values || values.length === 0) return undefined;
+  const aliases: Record<string, string[]> = {};
+  for (const value of values) {
+    const at = value.indexOf('=');
+    const names = splitList(value.slice(at + 1));
+    if (at <= 0 || !names) throw new CliError(`--alias ${value}: expected field=name,name`, EXIT.usage);
+    const field = value.slice(0, at).trim();
+    aliases[field] = [...(aliases[field] ?? []), ...names];
+  }
+  return aliases;
 }
 
 /** Starts the run, prints its entries as they land, then the answer or what is missing; resolves to the exit code. */

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs/promises';
 import { StagedRuns } from '../../client';
-import type { StagedInput, StagedResult } from '../../core/staged/input';
+import type { StageRecord, StagedInput, StagedResult } from '../../core/staged/input';
 import { stagedWorkflowId } from '../../common/ids';
 import { CliError, EXIT, stagedExitCode } from '../errors';
 import * as runtime from '../runtime';
@@ -22,9 +22,24 @@ export interface StagedOptions {
 /** Bytes of a prior scratchpad file read; only the first 2,000 characters reach the model anyway. */
 const PRIOR_FILE_MAX_BYTES = 64 * 1024;
 
-/** `--prior-scratchpad PATH|last`: a file's text, or the run-local notes of the agent's previous run. */
+/**
+ * `--prior-scratchpad PATH|last`: a file's text, or the run-local notes of the agent's latest finished task cycle or
+ * staged run that left some, naming it on stderr; an error when there is none.
+ */
 export async function resolvePriorScratchpad(runs: StagedRuns, agentId: string, value: string): Promise<string> {
-  if (value === 'last') return runs.previousScratchpad(agentId);
+  if (value === 'last') {
+    const notes = await runs.latestNotes(agentId);
+    if (!notes) {
+      throw new CliError(
+        `--prior-scratchpad last: no finished task cycle or staged run of ${agentId} left run-local notes; ` +
+          'give a file instead, or run one that keeps notes first',
+        EXIT.usage,
+      );
+    }
+    const when = notes.closedAt ? `, finished ${notes.closedAt.toISOString()}` : '';
+    process.stderr.write(`Prior scratchpad: the notes of ${notes.kind} ${notes.workflowId}${when}\n`);
+    return notes.text;
+  }
   let handle: fs.FileHandle | undefined;
   try {
     handle = await fs.open(value, 'r');
@@ -38,17 +53,24 @@ export async function resolvePriorScratchpad(runs: StagedRuns, agentId: string, 
   }
 }
 
+/** One stage attempt: its outcome, `changed` with the paths or `no_change` (after how many corrections), refusals. */
+function stageLine(stage: StageRecord): string {
+  const change = stage.change ?? (stage.touchedPaths.length > 0 ? 'changed' : 'no_change');
+  const what = change === 'changed' ? `changed ${stage.touchedPaths.join(', ')}` : 'no_change';
+  const corrections = stage.corrections ? ` after ${stage.corrections} correction(s)` : '';
+  const refused = stage.refusedPaths.length > 0 ? `; refused paths ${stage.refusedPaths.join(', ')}` : '';
+  return `${stage.outcome}, ${what}${corrections}${refused}`;
+}
+
 /** Human-readable lines of a staged run's result. */
 export function describeStaged(workflowId: string, result: StagedResult, sandbox: string): string[] {
   return [
     `Staged run ${workflowId}: ${result.outcome} — ${result.reason}`,
     ...(result.staged ? ['Plan:', ...result.plan.map((stage, i) => `  ${i + 1}. ${stage}`)] : []),
+    ...(result.notices ?? []).map((notice) => `Note: ${notice}`),
     'Stages:',
     ...result.stages.map(
-      (stage) =>
-        `  ${stage.cycleId.slice(workflowId.length + 1)} (${stage.kind}): ${stage.outcome}, wrote ` +
-        `${stage.touchedPaths.join(', ') || 'nothing'}` +
-        (stage.refusedPaths.length > 0 ? `; refused ${stage.refusedPaths.join(', ')}` : ''),
+      (stage) => `  ${stage.cycleId.slice(workflowId.length + 1)} (${stage.kind}): ${stageLine(stage)}`,
     ),
     ...result.verifications.map(
       (verification, i) =>

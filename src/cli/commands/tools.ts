@@ -24,20 +24,34 @@ export function policyText(policy: ToolPolicy): string {
   return parts.length > 0 ? parts.join(', ') : '-';
 }
 
+/**
+ * Whether a person decides before the tool runs: `ask` by the tool's or the worker's policy, `ask (agent)` by the
+ * agent's own `approve` setting only, or `auto`.
+ */
+export function approvalOf(tool: ToolDescriptor, agentAsks?: ReadonlySet<string>): 'ask' | 'ask (agent)' | 'auto' {
+  if (tool.policy.approval === 'ask') return 'ask';
+  return agentAsks?.has(tool.name) ? 'ask (agent)' : 'auto';
+}
+
 function firstLine(text: string, width: number): string {
   const line = text.split('\n')[0] ?? '';
   return line.length > width ? `${line.slice(0, width - 1)}…` : line;
 }
 
-/** The catalogue as a table: name, source, policy and the description's first line; `*` marks what is offered. */
-export function toolsTable(tools: readonly ToolDescriptor[], offered?: ReadonlySet<string>): string {
+/** The catalogue as a table: name, source, policy, approval and the description's first line; `*` marks what is offered. */
+export function toolsTable(
+  tools: readonly ToolDescriptor[],
+  offered?: ReadonlySet<string>,
+  agentAsks?: ReadonlySet<string>,
+): string {
   const rows = tools.map((tool) => [
     `${offered ? (offered.has(tool.name) ? '* ' : '  ') : ''}${tool.name}`,
     tool.source,
     policyText(tool.policy),
+    approvalOf(tool, agentAsks),
     firstLine(tool.description, 70),
   ]);
-  const header = [offered ? '  NAME' : 'NAME', 'SOURCE', 'POLICY', 'DESCRIPTION'];
+  const header = [offered ? '  NAME' : 'NAME', 'SOURCE', 'POLICY', 'APPROVAL', 'DESCRIPTION'];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
   return [header, ...rows]
     .map((row) =>
@@ -70,6 +84,8 @@ export async function fetchCatalogue(): Promise<WorkerToolsResult> {
 export async function toolsCommand(options: ToolsOptions): Promise<number> {
   const catalogue = await fetchCatalogue();
   let selection: ReturnType<typeof agentSelection> | undefined;
+  // The tools the agent's own `approve` patterns make ask, beside the worker's policies.
+  let agentAsks: Set<string> | undefined;
   if (options.agent !== undefined) {
     const config = runtime.config();
     const agents = new Agents(await runtime.client(config));
@@ -79,9 +95,17 @@ export async function toolsCommand(options: ToolsOptions): Promise<number> {
       throw new CliError(`cannot read the settings of agent ${options.agent}: ${errorMessage(error)}`);
     });
     selection = agentSelection(catalogue, status.settings.tools);
+    const approve = status.settings.approve ?? [];
+    agentAsks = new Set(selectTools(approve, catalogue.tools, []).offered);
   }
   if (options.json) {
-    const offered = selection && { offered: selection.offered, unmatched: selection.unmatched };
+    // With an agent: also which tools ask a person before they run for it (`policy.approval` says the worker's).
+    const asks = agentAsks && catalogue.tools.filter((tool) => approvalOf(tool, agentAsks) !== 'auto');
+    const offered = selection && {
+      offered: selection.offered,
+      unmatched: selection.unmatched,
+      asks: asks?.map((tool) => tool.name),
+    };
     // Only the descriptor's fields: a tool from code arrives with the rest of its definition (its `kind` marker).
     const tools = catalogue.tools.map(({ name, source, description, inputSchema, policy }) => ({
       name,
@@ -96,7 +120,7 @@ export async function toolsCommand(options: ToolsOptions): Promise<number> {
     );
     return EXIT.ok;
   }
-  const lines = [toolsTable(catalogue.tools, selection && new Set(selection.offered))];
+  const lines = [toolsTable(catalogue.tools, selection && new Set(selection.offered), agentAsks)];
   if (selection) {
     lines.push(
       '',

@@ -6,7 +6,7 @@ import { ensureDevServer } from '../../dev-server/dev-server';
 import { startAndFollow } from '../commands/research';
 import * as runtime from '../runtime';
 import { fixturePages, serveFixtureWeb } from './fixture-web';
-import { DEMO_COMPANIES, DEMO_PLAN, demoRoutes, planRoute } from './research-scripts';
+import { DEMO_COMPANIES, DEMO_PLAN, DEMO_QUERY, demoRoutes, planRoute } from './research-scripts';
 
 /** `research demo`: offline; a scripted supervisor plans, scripted workers research a fixture web on loopback. */
 export async function researchDemoCommand(): Promise<number> {
@@ -27,7 +27,7 @@ export async function researchDemoCommand(): Promise<number> {
       SCRATCHPAD_FETCH_PORTS: web.allowance.fetchAllowPorts,
     };
     const question = 'Revenue and employees of Acme and Globex';
-    const routes = { ...demoRoutes(web.base), [planRoute(question)]: DEMO_PLAN };
+    const routes = { ...demoRoutes(web.base), ...DEMO_QUERY, [planRoute(question)]: DEMO_PLAN };
     const providers = { [spec]: new RoutedScriptedProvider(routes, 'research-demo') };
     const worker = await runtime.startWorker({ config: demoConfig, modelSpec: spec, providers });
     log(`fixture web at ${web.base}; scripted workers; task queue ${demoConfig.SCRATCHPAD_TASK_QUEUE}`);

@@ -1,5 +1,6 @@
 import type { ScriptEntry } from '../../activities/model/scripted';
 import { planPrompt } from '../../core/research/plan';
+import { queryRoute } from '../../core/research/search-query';
 
 // The scripted side of `research demo` and of the research tests: what the supervisor plans and what each worker
 // does on the fixture web (fixture-web.ts), keyed by the first line of each conversation.
@@ -9,13 +10,28 @@ export function factRoute(entity: string, field: string, attempt = 1): string {
   return `Fact: ${entity} / ${field} (attempt ${attempt})`;
 }
 
-/** A worker script that searches, fetches `path` and claims `value` from that fetch (step 2). */
-export function verifyScript(base: string, entity: string, path: string, value: string, delayMs = 0): ScriptEntry[] {
+/**
+ * A worker script that searches, fetches `path` and claims `value` from that fetch (step 2), quoting `quote`: the
+ * words of the page that state it. On a fixture page a row reads as its field, then its value ({@link rowQuote}).
+ */
+export function verifyScript(
+  base: string,
+  entity: string,
+  path: string,
+  value: string,
+  quote: string,
+  delayMs = 0,
+): ScriptEntry[] {
   return [
     { tool: 'web_search', args: { query: `${entity} ${path.slice(1)}` }, delayMs },
     { tool: 'web_fetch', args: { url: `${base}${path}` } },
-    { tool: 'board_write', args: { status: 'VERIFIED', value, source_url: `${base}${path}`, step: 2 } },
+    { tool: 'board_write', args: { status: 'VERIFIED', value, source_url: `${base}${path}`, step: 2, quote } },
   ];
+}
+
+/** How a fixture page's table row reads once its markup is gone: the field, then the value as the page shows it. */
+export function rowQuote(field: string, shown: string): string {
+  return `${field} ${shown}`;
 }
 
 /** Route key of the supervisor's planning turn for `question` (the first line of its prompt). */
@@ -35,6 +51,11 @@ export const DEMO_PLAN: ScriptEntry[] = [
   },
 ];
 
+/** The demo supervisor's new search after Globex's revenue source is tombstoned (it adds the host exclusion). */
+export const DEMO_QUERY: Record<string, ScriptEntry[]> = {
+  [queryRoute('Globex', 'revenue')]: [{ text: 'Globex annual report revenue' }],
+};
+
 /** The companies the demo web knows. */
 export const DEMO_COMPANIES = {
   Acme: { revenue: 'USD 1,234,567', employees: '5,000' },
@@ -42,27 +63,46 @@ export const DEMO_COMPANIES = {
 };
 
 /**
- * Scripted workers for Acme and Globex × revenue and employees: two verify at once; one meets a dead URL (FAILED_URL,
- * then a re-search that tries the tombstoned URL again and is refused); one claims a value its page lacks (recorded
- * UNVERIFIED, re-delegated).
+ * Scripted workers for Acme and Globex × revenue and employees, each VERIFIED claim quoting its page: two verify at
+ * once; one meets a dead URL (FAILED_URL, then a re-search under a new query that tries the tombstoned URL again and
+ * is refused); one quotes a page that lacks its value (recorded UNVERIFIED, re-delegated).
  */
 export function demoRoutes(b: string): Record<string, ScriptEntry[]> {
   return {
-    [factRoute('Acme', 'revenue')]: verifyScript(b, 'Acme', '/acme', '1234567'),
-    [factRoute('Acme', 'employees')]: verifyScript(b, 'Acme', '/acme', '5000'),
+    [factRoute('Acme', 'revenue')]: verifyScript(b, 'Acme', '/acme', '1234567', rowQuote('revenue', 'USD 1,234,567')),
+    [factRoute('Acme', 'employees')]: verifyScript(b, 'Acme', '/acme', '5000', rowQuote('employees', '5,000')),
     [factRoute('Globex', 'revenue')]: [
+      { tool: 'web_search', args: { query: 'Globex revenue' } },
       { tool: 'web_fetch', args: { url: `${b}/dead` } },
-      { tool: 'board_write', args: { status: 'FAILED_URL', url: `${b}/dead`, reason: 'HTTP 410' } },
+      { tool: 'board_write', args: { status: 'FAILED_URL', url: `${b}/dead`, reason: 'gone' } },
     ],
     [factRoute('Globex', 'revenue', 2)]: [
       { tool: 'web_fetch', args: { url: `${b}/dead` } },
       { tool: 'web_fetch', args: { url: `${b}/globex` } },
-      { tool: 'board_write', args: { status: 'VERIFIED', value: '890,000', source_url: `${b}/globex`, step: 2 } },
+      {
+        tool: 'board_write',
+        args: {
+          status: 'VERIFIED',
+          value: '890,000',
+          source_url: `${b}/globex`,
+          step: 2,
+          quote: rowQuote('revenue', 'USD 890,000'),
+        },
+      },
     ],
     [factRoute('Globex', 'employees')]: [
       { tool: 'web_fetch', args: { url: `${b}/old` } },
-      { tool: 'board_write', args: { status: 'VERIFIED', value: '1,200', source_url: `${b}/old`, step: 1 } },
+      {
+        tool: 'board_write',
+        args: { status: 'VERIFIED', value: '1,200', source_url: `${b}/old`, step: 1, quote: 'employees 1,200' },
+      },
     ],
-    [factRoute('Globex', 'employees', 2)]: verifyScript(b, 'Globex', '/globex', '1 200'),
+    [factRoute('Globex', 'employees', 2)]: verifyScript(
+      b,
+      'Globex',
+      '/globex',
+      '1 200',
+      rowQuote('employees', '1,200'),
+    ),
   };
 }

@@ -1,5 +1,12 @@
-import type { Command } from 'commander';
-import { MAX_ITERATIONS, collect, parsePositiveInt, parseToolPatterns } from '../options';
+import { type Command, Option } from 'commander';
+import {
+  MAX_ITERATIONS,
+  collect,
+  durationParser,
+  parsePositiveInt,
+  parseToolPatterns,
+  toolPatternParser,
+} from '../options';
 import type { LazyAction } from './command-group';
 
 const WORKER_MODEL = ['--model <spec>', 'model for an in-process worker when none is running'] as const;
@@ -12,12 +19,18 @@ const DESCRIPTIONS = {
   enqueue: "add tasks or goals to the agent's scratchpad without running a cycle",
   inject: 'set one scratchpad section (REPLACE, "APPEND: text" or CLEAR), e.g. identity_user',
   status: 'cycles, running cycle, held directives, token usage and cost of an agent',
-  configure: 'change how an agent runs its cycles',
+  configure: 'change how an agent runs its cycles: models, budget, tools, which tools ask a person first',
   export: "print an agent's scratchpad and settings as JSON, for import",
   import: "replace an agent's scratchpad from an export (or a scratchpad YAML/JSON file)",
+  diff: "an agent's memory between cycles, section by section, from histories (no worker, no model call)",
+  fork: "start a new agent whose memory is one cycle's after-state; its export records the origin (no model call)",
+  rewind: "continue an agent from one cycle's after-state (refused while a cycle runs); the rewind is recorded",
 } as const;
 
-/** Adds the commands that talk to an agent: chat, directives, tasks, status, settings, export and import. */
+/**
+ * Adds the commands that talk to an agent: chat, directives, tasks, status, settings, export and import, and memory
+ * time travel (diff, fork, rewind).
+ */
 export function registerAgentCommands(program: Command, action: LazyAction): void {
   const agent = () => import('../commands/agent');
   // `worker`: the command may start an in-process worker, which takes a model.
@@ -43,6 +56,12 @@ export function registerAgentCommands(program: Command, action: LazyAction): voi
     .argument('<text>', 'content')
     .action(action(agent, 'injectCommand'));
   command('status', true).option('--json', 'print as JSON').action(action(agent, 'statusCommand'));
+  // Not commander's negation of --approve: its own list, removed from the agent's.
+  const noApprove = new Option(
+    '--no-approve <list>',
+    "stop asking for patterns --approve added; the worker's and the tools' own approval policies cannot be waived",
+  ).argParser(toolPatternParser('--no-approve'));
+  noApprove.negate = false;
   command('configure')
     .option('--cycle-model <spec>', 'model for respond and task cycles')
     .option('--reflect-model <spec>', 'model for the reflect phase (e.g. a cheaper one)')
@@ -53,7 +72,33 @@ export function registerAgentCommands(program: Command, action: LazyAction): voi
     .option('--continue-as-new-every <n>', 'cycles per workflow run', parsePositiveInt('--continue-as-new-every'))
     .option('--tools <list>', "tools offered, by name or glob: 'fs_*,web_fetch,github__*'", parseToolPatterns)
     .option('--all-tools', 'offer the default again: the built-ins and every tool the worker has')
-    .action(action(agent, 'configureCommand'));
+    .option(
+      '--approve <list>',
+      "also ask a person before these tools run, by name or glob: 'shell,github__delete_*'",
+      toolPatternParser('--approve'),
+    )
+    .addOption(noApprove)
+    .option(
+      '--approval-timeout <duration>',
+      'how long a call waits for a decision before it is denied (default 24h)',
+      durationParser('--approval-timeout'),
+    )
+    .action(action(() => import('../commands/configure'), 'configureCommand'));
   command('export', true).action(action(agent, 'exportCommand'));
   command('import', true).argument('<file>', 'file written by export').action(action(agent, 'importCommand'));
+  const travel = () => import('../commands/time-travel');
+  command('diff')
+    .argument('<a>', 'a cycle (number or id); alone: its before-state against its after-state')
+    .argument('[b]', 'another cycle: the after-state of <a> against the after-state of <b>')
+    .option('--json', 'print the changed parts and their lines as JSON')
+    .action(action(travel, 'diffCommand'));
+  command('fork')
+    .requiredOption('--at <cycle>', 'the cycle (number or id) whose after-state the new agent starts from')
+    .requiredOption('--as <agent>', 'the new agent id (not used before)')
+    .option('--json', 'print the new agent, its origin and task queue as JSON')
+    .action(action(travel, 'forkCommand'));
+  command('rewind', true)
+    .requiredOption('--to <cycle>', 'the cycle (number or id) whose after-state the agent continues from')
+    .option('--json', 'print the recorded rewind as JSON')
+    .action(action(travel, 'rewindCommand'));
 }

@@ -17,6 +17,11 @@ export function registerResearchCommands(program: Command, action: LazyAction): 
     .argument('<question>', 'the question')
     .option('--entities <list>', "comma-separated entities (default: the supervisor's model plans them)")
     .option('--fields <list>', "comma-separated fields per entity (default: the supervisor's model plans them)")
+    .option(
+      '--alias <field=names>',
+      'other names pages give a field, e.g. revenue=turnover,sales: a quote naming one names the field (repeatable)',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .option('--max-workers <n>', 'workers running at once (default 4)', parsePositiveInt('--max-workers'))
     .option(
       '--model <spec>',

@@ -11,10 +11,12 @@ import type {
   SendResult,
   WakeArgs,
 } from '../../core/agent/agent';
+import type { ReplyArgs } from '../../core/agent/reply';
+import type { RewindArgs, RewindRecord } from '../../core/agent/time-travel';
 import type { Scratchpad } from '../../core/scratchpad/scratchpad';
 import type { Decision, DecisionArgs, PendingApproval } from '../../core/tools/approval';
 
-/** A chat turn: respond, then reflect; returns the reply once the cycle is adopted. */
+/** A chat turn: respond, then reflect; returns the reply as soon as respond ends (reflect runs after). */
 export const sendUpdate = defineUpdate<SendResult, [SendArgs]>('send');
 /** A task cycle with optional tasks enqueued first; returns when it has finished. */
 export const runCycleUpdate = defineUpdate<CycleRecord, [RunCycleArgs]>('runCycle');
@@ -42,3 +44,11 @@ export const directivesQuery = defineQuery<DirectiveRecord[]>('directives');
 export const decideUpdate = defineUpdate<Decision, [DecisionArgs]>('decide');
 /** Tool calls the agent's running cycle waits on for a decision. */
 export const approvalsQuery = defineQuery<PendingApproval[]>('approvals');
+
+/** A chat cycle's reply, sent to its agent once respond ends, so `send` answers before reflect (the reply first). */
+export const replySignal = defineSignal<[ReplyArgs]>('reply');
+/**
+ * Adopts the after-state of one of the agent's own cycles, read from its history by the client, and records the
+ * rewind; refused while a cycle runs. Later cycles stay in history. Returns the record.
+ */
+export const rewindUpdate = defineUpdate<RewindRecord, [RewindArgs]>('rewind');

@@ -1,7 +1,13 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { TraceEntry } from '../../core/cycle/input';
 import type { Scratchpad } from '../../core/scratchpad/scratchpad';
-import type { Decision, DecisionArgs, PendingApproval } from '../../core/tools/approval';
+import type {
+  ApprovalWait,
+  Decision,
+  DecisionArgs,
+  ForwardedDecision,
+  PendingApproval,
+} from '../../core/tools/approval';
 
 /** The state the cycle started from: the `<cycle>_before.yaml` snapshot (design.md, last_updated and snapshots). */
 export const beforeQuery = defineQuery<Scratchpad>('before');
@@ -17,3 +23,7 @@ export const directiveSignal = defineSignal<[string]>('directive');
 export const cycleDecideUpdate = defineUpdate<Decision, [DecisionArgs]>('decide');
 /** Calls this cycle waits on for a decision. */
 export const cycleApprovalsQuery = defineQuery<PendingApproval[]>('approvals');
+/** A decision the agent took (its `decide` update) for a call this cycle waits on; checked by the agent already. */
+export const cycleDecisionSignal = defineSignal<[ForwardedDecision]>('decision');
+/** Sent by a cycle to its parent (and relayed up by a parent cycle): a call of it starts or stops waiting. */
+export const approvalWaitSignal = defineSignal<[ApprovalWait]>('approvalWait');

@@ -10,6 +10,8 @@ export interface WriteRequest {
   draft: unknown;
   /** A worker's model usage by model, counted toward the run when this write ends its investigation. */
   usageByModel?: Record<string, Usage>;
+  /** A worker's capability token (design.md, Writers prove who they are): its writes are refused without it. */
+  token?: string;
 }
 
 /** The entry the board appended: the draft, or UNVERIFIED with the reason when a VERIFIED claim failed its check. */

@@ -4,16 +4,19 @@ import {
   CycleOutcomeSchema,
   type CycleResult,
   DEFAULT_MAX_ITERATIONS,
+  MAX_APPROVAL_TIMEOUT_MS,
   MAX_MESSAGE_CHARS,
   type Trigger,
   TriggerSchema,
 } from '../cycle/input';
-import { type Usage, UsageSchema, ZERO_USAGE, addUsage } from '../cycle/model';
+import { type CacheTtl, CacheTtlSchema, type Usage, UsageSchema, ZERO_USAGE, addUsage } from '../cycle/model';
 import { newestWithin } from '../payload';
 import { ScratchpadSchema, UPDATE_KEYS } from '../scratchpad/scratchpad';
 import { codePointLength, headCodePoints } from '../text';
 import { shareable } from '../shareable';
 import { ToolPatternsSchema } from '../tools/select';
+import type { PendingApproval } from '../tools/approval';
+import { KEPT_REWINDS, type Origin, OriginSchema, type RewindRecord, RewindRecordSchema } from './time-travel';
 
 /** Cycles the agent remembers, oldest dropped first. */
 export const KEPT_CYCLES = 50;
@@ -42,9 +45,30 @@ export const AgentSettingsSchema = shareable(
     continueAsNewEvery: z.number().int().min(1).max(10_000).default(100),
     /** Tool names and globs offered to the agent; absent (or null, from `configure --all-tools`): the default. */
     tools: ToolPatternsSchema().nullish(),
+    /**
+     * How long the provider keeps the prompt's cached prefix. Absent: 5 minutes, and 1 hour for a cycle a schedule
+     * woke, since the next wake is rarely minutes away (workflows/agent/child-cycle.ts).
+     */
+    cacheTtl: CacheTtlSchema().optional(),
+    /**
+     * Tool names and globs whose calls wait for a person, added to the worker's policy (which the agent cannot waive:
+     * removing a pattern here only removes the agent's own).
+     */
+    approve: ToolPatternsSchema().nullish(),
+    /** How long a call waits for a decision before it is denied; absent, 24 hours (core/tools/approval.ts). */
+    approvalTimeoutMs: z.number().int().min(1000).max(MAX_APPROVAL_TIMEOUT_MS).optional(),
   }),
 );
 export type AgentSettings = z.output<ReturnType<typeof AgentSettingsSchema>>;
+
+/**
+ * The cache lifetime a cycle's input carries: the agent's setting, else an hour for a cycle a schedule woke (the next
+ * wake is rarely within five minutes), else none, the provider's default.
+ */
+export function cacheTtlInput(settings: Pick<AgentSettings, 'cacheTtl'>, trigger: Trigger): { cacheTtl?: CacheTtl } {
+  const cacheTtl = settings.cacheTtl ?? (trigger === 'schedule' ? '1h' : undefined);
+  return cacheTtl ? { cacheTtl } : {};
+}
 
 /** One cycle as the agent remembers it. */
 export const CycleRecordSchema = shareable(
@@ -70,6 +94,8 @@ export const AgentInputSchema = shareable(
     purpose: z.string().optional(),
     scratchpad: ScratchpadSchema().optional(),
     settings: AgentSettingsSchema().default(AgentSettingsSchema().parse({})),
+    /** A fork's origin (`scratchpad fork`): kept for the agent's life, shown by `status` and `export`. */
+    origin: OriginSchema().optional(),
     handover: z
       .object({
         cycleCount: z.number().int().nonnegative(),
@@ -80,6 +106,7 @@ export const AgentInputSchema = shareable(
         runs: z.number().int().nonnegative(),
         pendingWake: z.boolean().default(false),
         notices: z.array(z.string()).max(KEPT_NOTICES).optional(),
+        rewinds: z.array(RewindRecordSchema()).max(KEPT_REWINDS).optional(),
       })
       .optional(),
   }),
@@ -135,6 +162,11 @@ export type RunCycleArgs = z.input<ReturnType<typeof RunCycleArgsSchema>>;
 export type InjectArgs = z.input<ReturnType<typeof InjectArgsSchema>>;
 export type WakeArgs = z.input<ReturnType<typeof WakeArgsSchema>>;
 
+/**
+ * A chat turn's answer, given as soon as respond ends (the reply first): `outcome` is respond's — `completed`, or
+ * `max_iterations` — and `failed` only when respond itself failed. Reflect runs after; a reflect that fails shows in the
+ * agent's notes and cycle record, not here.
+ */
 export interface SendResult {
   reply: string;
   cycleId: string;
@@ -154,6 +186,12 @@ export interface AgentStatus {
   runs: number;
   /** What the agent refused or dropped lately (a signal has no caller to tell), newest last. */
   notices: string[];
+  /** The agent and cycle a forked agent started from. */
+  origin?: Origin;
+  /** The agent's rewinds to earlier cycles, newest last. */
+  rewinds?: RewindRecord[];
+  /** Calls its cycles wait on for a person's decision; absent when none waits. */
+  approvals?: PendingApproval[];
 }
 
 /** The last `count` items of `items`. */

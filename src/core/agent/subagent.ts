@@ -7,6 +7,7 @@ import {
 } from '../cycle/input';
 import { withChildUsage } from '../cycle/model';
 import type { Observation } from '../tools/observation';
+import { approvalInputOf } from '../tools/approval-policy';
 import { type Scratchpad, defaultScratchpad } from '../scratchpad/scratchpad';
 import { codePointLength, tailCodePoints } from '../text';
 import { SUBAGENT_TOOL_ARGS } from './subagent-tool';
@@ -100,8 +101,9 @@ export function subagentInput(
   task: string,
   context: string,
 ): CycleInput & { cycleId: string } {
-  const research = parent.kind === 'investigation' || parent.kind === 'subagent' ? parent.research : undefined;
-  return freshCycleInput({
+  const research =
+    parent.kind === 'investigation' || parent.kind === 'subagent' ? withoutToken(parent.research) : undefined;
+  const input = freshCycleInput({
     kind: 'subagent',
     agentId: parent.agentId,
     cycleId,
@@ -115,6 +117,15 @@ export function subagentInput(
     budgetChars: parent.budgetChars,
     ...(research ? { research } : {}),
   });
+  // A sub-agent asks for approval wherever its parent would: spawning one is no way around the agent's policy.
+  return { ...input, ...approvalInputOf(parent) };
+}
+
+/** A research fact without the worker's capability token: a sub-agent reads its board but never writes it. */
+function withoutToken(fact: ResearchFact | undefined): ResearchFact | undefined {
+  if (!fact) return undefined;
+  const { token: _token, ...rest } = fact;
+  return rest;
 }
 
 /** The summary the child gave `done` for its task: the first completed task of its fresh scratchpad. */

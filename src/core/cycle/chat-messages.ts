@@ -2,8 +2,7 @@ import { MAX_HISTORY_TOOL_CALLS, MAX_TOOL_CALL_ID_CHARS, type Message } from './
 import { headCodePoints } from '../text';
 import { observationExcerpt } from '../tools/observation';
 import type { Handled } from './plan-calls';
-import { directiveLines } from './prompts';
-import { renderMarkdown } from '../scratchpad/render';
+import { directiveLines, scratchpadContent } from './prompts';
 import type { Scratchpad } from '../scratchpad/scratchpad';
 
 /** One call of a chat turn's iteration and its result, as the turn shows it back to the model. */
@@ -58,7 +57,7 @@ export function turnExchange(iteration: number, text: string, handled: readonly 
 /**
  * Respond: exactly the scratchpad and this turn's input with the directives shown at its start, then each iteration
  * that ran tools (the assistant's calls, one `tool` message per call) and the directives that arrived after it; no
- * earlier turns.
+ * earlier turns. The scratchpad comes first, its stable sections marked for caching; this turn's input after it.
  */
 export function buildRespondMessages(
   state: Scratchpad,
@@ -66,7 +65,11 @@ export function buildRespondMessages(
   directives: readonly ShownDirective[] = [],
   exchanges: readonly TurnExchange[] = [],
 ): Message[] {
-  const understanding = `<current_understanding>\n${renderMarkdown(state).trimEnd()}\n</current_understanding>\n\nThe above is your current understanding. Respond to the user naturally.`;
+  const understanding = scratchpadContent(
+    state,
+    '<current_understanding>\n',
+    '\n</current_understanding>\n\nThe above is your current understanding. Respond to the user naturally.',
+  );
   // A directive first shown at iteration i arrived while iteration i - 1 ran: it follows that iteration's results.
   const after = (slot: number) =>
     directives
@@ -93,10 +96,12 @@ export function buildRespondMessages(
   return messages;
 }
 
-/** Reflect: the prior understanding and the exchange, for a forced `update_scratchpad` call. */
+/**
+ * Reflect: the prior understanding (its stable sections marked for caching) and the exchange, for a forced
+ * `update_scratchpad` call.
+ */
 export function buildReflectMessages(state: Scratchpad, input: string, reply: string): Message[] {
-  const content = `<prior_understanding>
-${renderMarkdown(state).trimEnd()}
+  const exchange = `
 </prior_understanding>
 
 <exchange>
@@ -107,5 +112,5 @@ ASSISTANT: ${reply}
 Review this exchange. What changed in the assistant's understanding?
 Call update_scratchpad with any sections that need updating.
 Most turns only need trajectory_now and possibly self_confidence.`;
-  return [{ role: 'user', content }];
+  return [{ role: 'user', content: scratchpadContent(state, '<prior_understanding>\n', exchange) }];
 }

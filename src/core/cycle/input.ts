@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { DEFAULT_BUDGET_CHARS } from '../scratchpad/budget';
-import { UsageSchema } from './model';
+import { CacheTtlSchema, UsageSchema } from './model';
 import { ScratchpadSchema } from '../scratchpad/scratchpad';
 import { ToolPatternsSchema } from '../tools/select';
+import { DecisionSchema } from '../tools/approval';
 import { shareable } from '../shareable';
 
 export const DEFAULT_MAX_ITERATIONS = 10;
@@ -27,6 +28,9 @@ export const DirectiveTextSchema = shareable(
     .refine((text) => text.trim() !== '', { message: 'a directive needs some text' }),
 );
 
+/** Longest a call may wait for a decision: a year. */
+export const MAX_APPROVAL_TIMEOUT_MS = 365 * 24 * 60 * 60 * 1000;
+
 /** A top-level cycle is at depth 0; a cycle at this depth may not spawn (sub-agents nest, but not far). */
 export const MAX_SUBAGENT_DEPTH = 2;
 
@@ -37,6 +41,8 @@ export const ResearchFactSchema = shareable(
     workerId: z.string().min(1).max(300),
     entity: z.string().min(1).max(200),
     field: z.string().min(1).max(200),
+    /** The worker's capability token, which its board writes present; never given to a sub-agent. */
+    token: z.string().min(1).max(100).optional(),
   }),
 );
 export type ResearchFact = z.output<ReturnType<typeof ResearchFactSchema>>;
@@ -57,6 +63,8 @@ const baseShape = () => ({
   maxIterations: z.number().int().min(1).max(200).default(DEFAULT_MAX_ITERATIONS),
   /** Model spec overriding the worker's default. */
   model: z.string().max(1000).optional(),
+  /** How long the provider keeps the prompt's cached prefix; absent, the provider's default (5 minutes). */
+  cacheTtl: CacheTtlSchema().optional(),
   /**
    * Work tools offered to the model: names and globs (`fs_*`, `github__*`) selected from the worker's tools. Absent:
    * the built-ins a cycle offers by default and every tool the worker has from code and MCP servers.
@@ -72,6 +80,10 @@ const baseShape = () => ({
   priorScratchpad: z.string().max(1_000_000).optional(),
   /** How deep this cycle is among sub-agents: 0 for an agent's own cycle, its parent's plus one for a sub-agent. */
   subagentDepth: z.number().int().min(0).max(MAX_SUBAGENT_DEPTH).default(0),
+  /** The agent's own approval patterns: calls of tools they name wait for a person, beside the worker's policy. */
+  approve: ToolPatternsSchema().optional(),
+  /** How long a call waits for a decision before it is denied (default core/tools/approval.ts). */
+  approvalTimeoutMs: z.number().int().min(1000).max(MAX_APPROVAL_TIMEOUT_MS).optional(),
 });
 
 /**
@@ -130,6 +142,8 @@ export const TraceEntrySchema = shareable(
     observation: z.string().optional(),
     error: z.string().optional(),
     usage: UsageSchema(),
+    /** What a person decided on the call before it ran (or did not). */
+    approvals: z.array(DecisionSchema()).optional(),
   }),
 );
 export type TraceEntry = z.input<ReturnType<typeof TraceEntrySchema>>;
@@ -161,6 +175,8 @@ export const CycleResultSchema = shareable(
     scratchpad: z.string().optional(),
     /** The board entry an accepted `board_write` appended (`VERIFIED e7`): it ended the investigation. */
     boardEntry: z.string().optional(),
+    /** Decisions on the calls that waited for a person, newest kept (core/tools/approval.ts). */
+    decisions: z.array(DecisionSchema()).optional(),
   }),
 );
 export type CycleResult = z.input<ReturnType<typeof CycleResultSchema>>;

@@ -12,8 +12,39 @@ export const MAX_TOOL_CALL_ID_CHARS = 1000;
 /** Most characters of a tool call's arguments as JSON. */
 export const MAX_TOOL_CALL_INPUT_CHARS = 1_000_000;
 
+/** Most blocks one user message is split into: each line of a scratchpad's Known makes one. */
+export const MAX_CONTENT_BLOCKS = 1000;
+
 const text = z.string().max(MAX_MESSAGE_CONTENT_CHARS);
 const callId = z.string().min(1).max(MAX_TOOL_CALL_ID_CHARS);
+
+/**
+ * A stretch of a user message's text. `cache` marks the end of a prefix that later requests repeat: Anthropic gets a
+ * cache breakpoint there; other providers see only the text, whose unchanged prefix they cache on their own.
+ */
+export interface TextBlock {
+  text: string;
+  cache?: true;
+}
+/** A user message's text: whole, or in blocks that join to it. */
+export type MessageContent = string | TextBlock[];
+
+/** The text of a message's content, its blocks joined. */
+export function contentText(content: string | readonly TextBlock[]): string {
+  return typeof content === 'string' ? content : content.map((block) => block.text).join('');
+}
+
+const userContent = z
+  .union([
+    text,
+    z
+      .array(z.object({ text, cache: z.literal(true).optional() }))
+      .min(1)
+      .max(MAX_CONTENT_BLOCKS),
+  ])
+  .refine((content) => typeof content === 'string' || contentText(content).length <= MAX_MESSAGE_CONTENT_CHARS, {
+    message: `a message over ${MAX_MESSAGE_CONTENT_CHARS} characters`,
+  });
 
 /** Characters of a tool call's arguments as JSON, as providers send them. */
 export function toolInputChars(input: unknown): number {
@@ -29,12 +60,13 @@ const HistoryToolCallSchema = z.object({
 });
 
 /**
- * One message of a request, provider-neutral: user text; assistant text, with the tool calls it made (ids as the
- * model gave them); or one call's result (`tool`). A plain `{role, content}` is a user or assistant message.
+ * One message of a request, provider-neutral: user text (whole, or in blocks marking cacheable prefixes); assistant
+ * text, with the tool calls it made (ids as the model gave them); or one call's result (`tool`). A plain
+ * `{role, content}` is a user or assistant message.
  */
 export const MessageSchema = shareable(
   z.discriminatedUnion('role', [
-    z.object({ role: z.literal('user'), content: text }),
+    z.object({ role: z.literal('user'), content: userContent }),
     z.object({
       role: z.literal('assistant'),
       content: text,
@@ -78,13 +110,17 @@ export function messagesChars(messages: readonly Message[]): number {
   return messages.reduce(
     (sum, message) =>
       sum +
-      message.content.length +
+      contentText(message.content).length +
       (message.role === 'assistant'
         ? (message.toolCalls ?? []).reduce((calls, call) => calls + call.name.length + toolInputChars(call.input), 0)
         : 0),
     0,
   );
 }
+
+/** How long a provider keeps a cached prompt prefix: 5 minutes, or 1 hour for agents whose turns come further apart. */
+export const CacheTtlSchema = shareable(z.enum(['5m', '1h']));
+export type CacheTtl = z.infer<ReturnType<typeof CacheTtlSchema>>;
 
 export const SystemPromptIdSchema = shareable(
   z.enum([
@@ -96,6 +132,7 @@ export const SystemPromptIdSchema = shareable(
     'staged_plan',
     'research_worker',
     'research_strategy',
+    'research_query',
   ]),
 );
 export type SystemPromptId = z.infer<ReturnType<typeof SystemPromptIdSchema>>;
@@ -119,6 +156,8 @@ export const ModelRequestSchema = shareable(
     toolChoice: z.union([z.enum(['auto', 'any']), z.object({ name: z.string() })]).default('auto'),
     /** Provider spec overriding the worker's default, e.g. a cheaper reflect model. */
     model: z.string().optional(),
+    /** How long the provider keeps the cached prefix (Anthropic: 5 minutes by default, or 1 hour). */
+    cacheTtl: CacheTtlSchema().optional(),
     maxTokens: z.number().int().positive().default(2048),
   }),
 );

@@ -1,5 +1,6 @@
 import type { Step } from './dispatch';
 import type { Observation } from '../tools/observation';
+import type { Decision } from '../tools/approval';
 import type { Action } from './parse';
 
 /** Most calls of one response that are looked at; the rest are refused, so a response cannot flood a cycle. */
@@ -37,6 +38,8 @@ export function planCalls(calls: readonly Action[]): PlannedCall[] {
 export interface Handled {
   step: Step;
   observation?: Observation;
+  /** What a person decided on the call (or each `fs_write` of `write_files`) before it ran. */
+  approvals?: Decision[];
 }
 
 /** Whether a response asked for work beyond updates, so the turn goes on (chat) with its observations. */

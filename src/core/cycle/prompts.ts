@@ -1,5 +1,7 @@
-import { renderMarkdown } from '../scratchpad/render';
+import { renderMarkdown, renderParts } from '../scratchpad/render';
 import type { Scratchpad } from '../scratchpad/scratchpad';
+import { type MessageContent, type TextBlock, contentText } from './model';
+import { RUN_NOTES_CONVENTION } from './run-notes';
 
 /** The task cycle's agent rules; stable across iterations so providers can cache it. */
 export const CYCLE_SYSTEM = `You are an autonomous agent whose memory is a structured scratchpad, not a chat transcript.
@@ -13,7 +15,9 @@ Every reply is exactly one action, a call to one tool:
 - done — the current task is finished; give a one-line summary. The next pending action becomes current.
 
 Work on the current task. Keep the scratchpad accurate and short: it is all you will remember.
-Do not repeat a tool call whose result is already in your notes. When the task is complete, call done.`;
+Do not repeat a tool call whose result is already in your notes. When the task is complete, call done.
+
+${RUN_NOTES_CONVENTION}`;
 
 /** Respond, in two-phase mode (design.md, Respond). */
 export const RESPOND_SYSTEM = `You are an AI assistant with persistent understanding.
@@ -67,4 +71,36 @@ export function buildCyclePrompt(state: Scratchpad, context: CyclePromptContext)
     ...(directives ? [directives, ''] : []),
     `Iteration ${context.iteration} of ${context.maxIterations}. Choose the next action for the current task.`,
   ].join('\n');
+}
+
+/**
+ * A user message that opens with the scratchpad, as blocks whose text is `before`, the rendered scratchpad (trimmed)
+ * and `after`. Marked for caching: the end of Known and the end of the stable sections (IDENTITY, UNDERSTANDING),
+ * which most turns leave as they were, and with `markNotes` the start of the notes, which a task cycle's iterations
+ * add to (design.md, Prompt order and caching).
+ */
+export function scratchpadContent(state: Scratchpad, before: string, after: string, markNotes = false): TextBlock[] {
+  const { head, known, stableTail, volatile, notes } = renderParts(state);
+  const lines: TextBlock[] = known.map((text, index) =>
+    index === known.length - 1 ? { text, cache: true } : { text },
+  );
+  const [first, ...rest] = lines;
+  const opening: TextBlock[] = first ? [{ ...first, text: `${before}${head}${first.text}` }, ...rest] : [];
+  const tail = markNotes
+    ? [{ text: volatile, cache: true as const }, { text: `${notes.trimEnd()}${after}` }]
+    : [{ text: `${`${volatile}${notes}`.trimEnd()}${after}` }];
+  return [...opening, { text: stableTail, cache: true }, ...tail];
+}
+
+/**
+ * The task cycle's user message: {@link buildCyclePrompt}'s text (with what the features appended) in blocks, so the
+ * scratchpad's stable sections and everything before the notes can be cached across iterations. A prompt that does
+ * not open with the scratchpad stays whole.
+ */
+export function cyclePromptContent(state: Scratchpad, prompt: string): MessageContent {
+  const blocks = scratchpadContent(state, '<scratchpad>\n', '', true);
+  const text = contentText(blocks);
+  const last = blocks.at(-1);
+  if (!last || !prompt.startsWith(text)) return prompt;
+  return [...blocks.slice(0, -1), { text: `${last.text}${prompt.slice(text.length)}` }];
 }

@@ -4,6 +4,14 @@
  * carries them, so they live with the cycle, not with staged runs.
  */
 
+/**
+ * The notes convention the system prompt suggests (seed 004): a shape the model may follow or ignore; nothing parses
+ * it. Every cycle that runs the task loop keeps notes, so its system prompt carries it, as the staged prompts do.
+ */
+export const RUN_NOTES_CONVENTION = `You may keep run-local notes: add a "scratchpad" field to any tool's arguments, for example
+{"plan": [...], "done": [...], "next": "...", "notes": "..."}. The last one is saved with the run and shown to the next
+run as its prior scratchpad.`;
+
 /** Characters of a prior scratchpad kept: a runaway scratchpad must not crowd out the task. */
 export const PRIOR_SCRATCHPAD_CHARS = 2000;
 

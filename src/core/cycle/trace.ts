@@ -21,11 +21,12 @@ interface TraceOutcome {
   action?: Action;
   observation?: Observation;
   error?: string;
+  approvals?: TraceEntry['approvals'];
 }
 
 /** The trace entry for one outcome of a model call. */
 export function traceEntry(call: TraceCall, outcome: TraceOutcome): TraceEntry {
-  const { response, action, observation, error } = { ...call, ...outcome };
+  const { response, action, observation, error, approvals } = { ...call, ...outcome };
   return {
     iteration: call.iteration,
     phase: call.phase,
@@ -40,17 +41,19 @@ export function traceEntry(call: TraceCall, outcome: TraceOutcome): TraceEntry {
     ...(observation && action ? { observation: observationExcerpt(action.tool, observation) } : {}),
     ...(error ? { error } : {}),
     usage: response.usage,
+    ...(approvals && approvals.length > 0 ? { approvals } : {}),
   };
 }
 
 /** One entry per handled call, in order; an update in the reflect phase is traced as `reflect`. */
 export function traceEntries(call: TraceCall, handled: readonly Handled[]): TraceEntry[] {
-  return handled.map(({ step, observation }) =>
+  return handled.map(({ step, observation, approvals }) =>
     traceEntry(call, {
       dispatch: call.phase === 'reflect' && step.kind === 'update' ? 'reflect' : step.kind,
       action: step.action,
       observation,
       error: 'error' in step ? step.error : undefined,
+      approvals,
     }),
   );
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BOARD_LIMITS } from './limits';
+import { BOARD_LIMITS, MAX_QUOTE_CHARS } from './limits';
 import { shareable } from '../shareable';
 
 export { BOARD_LIMITS };
@@ -35,6 +35,14 @@ export const EvidenceSchema = shareable(
 export type Evidence = z.infer<ReturnType<typeof EvidenceSchema>>;
 
 const fact = { entity: name, field: name };
+/** A web search query: what a worker last searched, and the new one a re-delegation after a tombstone gets. */
+const query = z.string().trim().min(1).max(BOARD_LIMITS.query);
+// Counted in UTF-16 units here, so twice the code points the evidence rule allows: the rule refuses a longer one.
+const quote = z
+  .string()
+  .trim()
+  .min(1)
+  .max(2 * MAX_QUOTE_CHARS);
 
 const BODIES = {
   STRATEGY: z.strictObject({
@@ -44,11 +52,24 @@ const BODIES = {
     toolChain: z.array(name).max(BOARD_LIMITS.list),
     assigned: z.array(z.strictObject({ ...fact, worker: name })).max(BOARD_LIMITS.list * BOARD_LIMITS.list),
     directives: z.array(text).max(BOARD_LIMITS.list).default([]),
+    /** Other names a page may give a field ("turnover" for revenue): the evidence rule accepts them. */
+    aliases: z
+      .record(name, z.array(name).max(BOARD_LIMITS.aliases))
+      .refine((aliases) => Object.keys(aliases).length <= BOARD_LIMITS.list, 'aliases for too many fields')
+      .optional(),
   }),
-  PENDING: z.strictObject({ ...fact, assignedTo: name, searchHint: text.optional() }),
-  VERIFIED: z.strictObject({ ...fact, value: name, sourceUrl: url, retrievedBy: name, evidence: EvidenceSchema() }),
+  PENDING: z.strictObject({ ...fact, assignedTo: name, searchHint: text.optional(), searchQuery: query.optional() }),
+  VERIFIED: z.strictObject({
+    ...fact,
+    value: name,
+    sourceUrl: url,
+    retrievedBy: name,
+    evidence: EvidenceSchema(),
+    /** The words of the page that state the value, verbatim (absent from entries of runs before quotes). */
+    quote: quote.optional(),
+  }),
   UNVERIFIED: z.strictObject({ ...fact, claimedValue: name.optional(), reason: text }),
-  FAILED_URL: z.strictObject({ ...fact, url, failureReason: text, triedBy: name }),
+  FAILED_URL: z.strictObject({ ...fact, url, failureReason: text, triedBy: name, searchQuery: query.optional() }),
   TOMBSTONE: z.strictObject({ ...fact, url, failureReason: text, permanent: z.literal(true) }),
   USER_DIRECTIVE: z.strictObject({ text }),
   SYNTHESIS: z.strictObject({

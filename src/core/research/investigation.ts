@@ -3,7 +3,8 @@ import { RESEARCH_TOOL_ARGS } from './tools';
 import type { Draft } from './board';
 import type { CycleInput } from '../cycle/input';
 import type { WorkerInput } from './run';
-import { WORKER_TOOLS } from './limits';
+import { BOARD_LIMITS, MAX_QUOTE_CHARS, WORKER_TOOLS } from './limits';
+import type { FetchLedger } from './fetch-ledger';
 import { MAX_SECTION_CHARS } from '../scratchpad/scratchpad';
 import { freshCycleInput } from '../agent/subagent';
 import { codePointLength, headCodePoints } from '../text';
@@ -22,6 +23,7 @@ export function workerBrief(input: WorkerInput): string {
     `You are ${input.workerId}.`,
   ];
   if (input.searchHint) lines.push(`Search hint: ${input.searchHint}`);
+  if (input.searchQuery) lines.push(`Search query (search with it first): ${input.searchQuery}`);
   if (input.tombstoned.length > 0) lines.push(`Tombstoned (never fetch): ${input.tombstoned.join(', ')}`);
   return lines.join('\n');
 }
@@ -34,8 +36,9 @@ export function investigationInput(input: WorkerInput, cycleId: string): CycleIn
   const task = `Research ${input.entity} / ${input.field}`;
   const finish =
     'Finish with board_write: VERIFIED with the value as written on a page you fetched, citing that web_fetch by ' +
-    'step or scratchpad_id (the board checks the value is on that page); UNVERIFIED with the reason; or FAILED_URL ' +
-    'for a dead or blocked URL.';
+    'step or scratchpad_id, with a quote: the words of that page that state the value, copied verbatim, naming the ' +
+    'field and the entity (the board checks the quote against the page); UNVERIFIED with the reason; or FAILED_URL ' +
+    'for a URL your own web_fetch saw fail.';
   return freshCycleInput({
     kind: 'investigation',
     agentId: input.supervisorId,
@@ -51,6 +54,7 @@ export function investigationInput(input: WorkerInput, cycleId: string): CycleIn
       workerId: input.workerId,
       entity: input.entity,
       field: input.field,
+      ...(input.token !== undefined && { token: input.token }),
     },
   });
 }
@@ -72,8 +76,11 @@ export interface FactOwner {
   field: string;
 }
 
-/** A `board_write` call turned into a board draft for this worker's fact, or the reason it cannot be one. */
-export function draftFromBoardWrite(args: unknown, input: FactOwner): Draft | string {
+/**
+ * A `board_write` call turned into a board draft for this worker's fact, or the reason it cannot be one. A FAILED_URL
+ * must name a URL whose fetch this investigation saw fail (`seen`), and says what failed.
+ */
+export function draftFromBoardWrite(args: unknown, input: FactOwner, seen: FetchLedger): Draft | string {
   const parsed = RESEARCH_TOOL_ARGS.board_write().safeParse(args);
   if (!parsed.success) return `invalid board_write arguments: ${parsed.error.issues[0]?.message ?? 'unknown'}`;
   const call = parsed.data;
@@ -84,25 +91,36 @@ export function draftFromBoardWrite(args: unknown, input: FactOwner): Draft | st
       if (call.observation_id === undefined && call.step === undefined) {
         return 'VERIFIED needs the observation_id or step of your web_fetch of source_url';
       }
+      const quote = call.quote?.trim();
+      if (quote && codePointLength(quote) > MAX_QUOTE_CHARS) {
+        return `the quote has ${codePointLength(quote)} characters; at most ${MAX_QUOTE_CHARS}: quote only the words that state the value`;
+      }
       const evidence = {
         ...(call.observation_id && { observationId: call.observation_id }),
         ...(call.step !== undefined && { step: call.step }),
       };
-      return {
-        type: 'VERIFIED',
-        body: { ...fact, value: call.value, sourceUrl: call.source_url, retrievedBy: input.workerId, evidence },
-      };
+      // A claim without a quote still goes to the board, which records it UNVERIFIED saying why.
+      const body = { ...fact, value: call.value, sourceUrl: call.source_url, retrievedBy: input.workerId, evidence };
+      return { type: 'VERIFIED', body: { ...body, ...(quote && { quote }) } };
     }
     case 'UNVERIFIED':
       return {
         type: 'UNVERIFIED',
         body: { ...fact, ...(call.value && { claimedValue: call.value }), reason: call.reason || 'no reason given' },
       };
-    case 'FAILED_URL':
+    case 'FAILED_URL': {
       if (!call.url) return 'FAILED_URL needs url';
-      return {
-        type: 'FAILED_URL',
-        body: { ...fact, url: call.url, failureReason: call.reason || 'unreachable', triedBy: input.workerId },
-      };
+      const failure = seen.failureOf(call.url);
+      if (failure === undefined) {
+        return (
+          `FAILED_URL is only for a URL your own web_fetch saw fail (an error, or a status of 400 or more); ` +
+          `${call.url} was not fetched in this investigation, or its fetch succeeded`
+        );
+      }
+      const said = call.reason?.trim() ? `; the worker says: ${call.reason.trim()}` : '';
+      const failureReason = `web_fetch failed: ${failure}${said}`.slice(0, BOARD_LIMITS.text);
+      const query = seen.lastQuery ? { searchQuery: seen.lastQuery } : {};
+      return { type: 'FAILED_URL', body: { ...fact, url: call.url, failureReason, triedBy: input.workerId, ...query } };
+    }
   }
 }

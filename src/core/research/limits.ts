@@ -11,6 +11,8 @@ export const BOARD_LIMITS = {
   url: 2048,
   list: 64,
   answer: 20_000,
+  query: 400,
+  aliases: 8,
 } as const;
 
 /**
@@ -46,6 +48,12 @@ export const MAX_WORKER_REPORT_TOKENS = 1e9;
  * names hundreds of entities must not turn one question into hundreds of child workflows.
  */
 export const MAX_PLANNED_FACTS = 64;
+
+/** Longest quote a VERIFIED claim may carry: the sentence or table row that states the value, not a page. */
+export const MAX_QUOTE_CHARS = 300;
+
+/** Longest capability token a worker may present: a uuid is 36 characters. */
+export const CAPABILITY_TOKEN_CHARS = 100;
 
 /** Tools a research worker is offered; `board_write` ends its investigation. */
 export const WORKER_TOOLS = ['web_search', 'web_fetch', 'scratchpad_read', 'board_write'] as const;

@@ -12,6 +12,8 @@ export interface ResearchPlan {
   goal: string;
   entities: string[];
   fields: string[];
+  /** Other names pages give a field, by field (STRATEGY's `aliases`). */
+  aliases?: Record<string, string[]>;
 }
 
 /** The lists the user gave; a list left out is the model's to plan. */
@@ -129,7 +131,31 @@ export function checkPlan(args: unknown, given: GivenLists): PlanVerdict {
         `a planned run has at most ${MAX_PLANNED_FACTS}`,
     };
   }
-  return { ok: true, plan: { goal: goal.goal, entities: entities.names, fields: fields.names } };
+  const aliases = aliasesOf(args.aliases, fields.names);
+  return {
+    ok: true,
+    plan: { goal: goal.goal, entities: entities.names, fields: fields.names, ...(aliases && { aliases }) },
+  };
+}
+
+/**
+ * The aliases a plan gives its fields, leniently: only for fields of the plan, names trimmed and capped, anything
+ * malformed left out (aliases only widen what the evidence rule accepts as naming a field).
+ */
+export function aliasesOf(value: unknown, fields: readonly string[]): Record<string, string[]> | undefined {
+  if (!isRecord(value)) return undefined;
+  const aliases: Record<string, string[]> = {};
+  for (const field of fields) {
+    const names = value[field];
+    if (!Array.isArray(names)) continue;
+    const kept = names
+      .filter((alias): alias is string => typeof alias === 'string')
+      .map((alias) => alias.trim().replace(/\s+/g, ' '))
+      .filter((alias) => alias !== '' && alias.length <= BOARD_LIMITS.name && alias !== field)
+      .slice(0, BOARD_LIMITS.aliases);
+    if (kept.length > 0) aliases[field] = [...new Set(kept)];
+  }
+  return Object.keys(aliases).length > 0 ? aliases : undefined;
 }
 
 function checkGoal(value: unknown, question: string): { ok: true; goal: string } | { ok: false; reason: string } {

@@ -1,5 +1,6 @@
 import { type BoardEntry, ENTRY_TYPES } from './board';
 import type { ResearchStatus } from './run';
+import type { ResearchApproval } from './approvals';
 
 /** A worker's id without its run's prefix: `<entity>/<field>` names it within the run. */
 function shortId(id: string): string {
@@ -13,8 +14,8 @@ export function entryLine(entry: BoardEntry): string {
   const fact = 'entity' in b ? `${String(b.entity)} / ${String(b.field)}` : '';
   const detail: Record<BoardEntry['type'], () => string> = {
     STRATEGY: () => `goal: ${String(b.goal).replace(/\n/g, ' ')}`,
-    PENDING: () => `${fact} → ${String(b.assignedTo)}`,
-    VERIFIED: () => `${fact} = ${String(b.value)} (${String(b.sourceUrl)})`,
+    PENDING: () => `${fact} → ${String(b.assignedTo)}${b.searchQuery ? `, new search: ${String(b.searchQuery)}` : ''}`,
+    VERIFIED: () => `${fact} = ${String(b.value)}${b.quote ? ` "${String(b.quote)}"` : ''} (${String(b.sourceUrl)})`,
     UNVERIFIED: () => `${fact}: ${String(b.reason)}`,
     FAILED_URL: () => `${fact}: ${String(b.url)} ${String(b.failureReason)}`,
     TOMBSTONE: () => `${fact}: ${String(b.url)} ${String(b.failureReason)}`,
@@ -49,8 +50,10 @@ function boardLine(entry: BoardEntry): string {
   const fact = 'entity' in b ? `${literal(b.entity)} / ${literal(b.field)}` : '';
   const detail: Record<BoardEntry['type'], () => string> = {
     STRATEGY: () => `goal: ${literal(b.goal)}`,
-    PENDING: () => `${fact} → ${literal(shortId(String(b.assignedTo)))}`,
-    VERIFIED: () => `${fact} = **${literal(b.value)}** from ${literal(b.sourceUrl)}`,
+    PENDING: () =>
+      `${fact} → ${literal(shortId(String(b.assignedTo)))}${b.searchQuery ? `, new search: ${literal(b.searchQuery)}` : ''}`,
+    VERIFIED: () =>
+      `${fact} = **${literal(b.value)}**${b.quote ? ` “${literal(b.quote)}”` : ''} from ${literal(b.sourceUrl)}`,
     UNVERIFIED: () => `${fact}: ${literal(b.reason)}`,
     FAILED_URL: () => `${fact}: ${literal(b.url)}, ${literal(b.failureReason)}`,
     TOMBSTONE: () => `${literal(b.url)}, ${literal(b.failureReason)}`,
@@ -80,5 +83,25 @@ export function renderBoard(entries: readonly BoardEntry[], status: ResearchStat
   const notes = [...status.notes.map((note) => `- ${literal(note)}`), ...mirrorLine];
   // Notes come first: a dropped directive or a mirror outage must show, however long the board is.
   const noted = notes.length > 0 ? [`### notes\n${notes.join('\n')}`] : [];
-  return [head, ...noted, ...sections, ...missing].join('\n\n').slice(0, 20_000);
+  // A call waiting for a person comes before them: the run does not go on for that fact until someone decides.
+  const waiting = status.approvals?.length ? [awaitingLines(status.approvals)] : [];
+  return [head, ...waiting, ...noted, ...sections, ...missing].join('\n\n').slice(0, 20_000);
+}
+
+/** Calls shown by line in the details; `status` lists every one. */
+const SHOWN_WAITS = 10;
+
+/** The calls workers' cycles wait on, the oldest first, within a few lines however many wait. */
+function awaitingLines(calls: readonly ResearchApproval[]): string {
+  const more = calls.length > SHOWN_WAITS ? [`- … and ${calls.length - SHOWN_WAITS} more awaiting approval`] : [];
+  return [...calls.slice(0, SHOWN_WAITS).map(awaitingLine), ...more].join('\n');
+}
+
+/** One call a worker's cycle waits on, as the Web UI's details show it: the fact, the call, where to decide it. */
+function awaitingLine(call: ResearchApproval): string {
+  const fact = call.entity !== undefined ? `${literal(call.entity)} / ${literal(call.field)}` : literal(call.workerId);
+  return (
+    `- **Awaiting approval:** ${fact}: call ${literal(call.callId)} ${literal(call.tool)} ${literal(call.args)} ` +
+    `in ${literal(call.cycleId)} (decide with its \`decide\` update; denied at ${literal(call.expiresAt)} unless decided)`
+  );
 }

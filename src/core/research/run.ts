@@ -1,16 +1,9 @@
 import { z } from 'zod';
-import {
-  BOARD_LIMITS,
-  type BoardEntry,
-  BoardEntrySchema,
-  type EntryBody,
-  type EntryOf,
-  type FactView,
-  facts,
-} from './board';
-import { DIRECTIVE_LIMITS, MAX_RUN_NOTES } from './limits';
+import { BOARD_LIMITS, type BoardEntry, BoardEntrySchema, type EntryBody, type EntryOf } from './board';
+import { CAPABILITY_TOKEN_CHARS, DIRECTIVE_LIMITS, MAX_RUN_NOTES } from './limits';
 import { RunNoteSchema } from './notes';
-import type { ResearchPlan } from './plan';
+import { MAX_RUN_WAITS, type ResearchApproval, WorkerWaitSchema } from './approvals';
+import { type ResearchPlan, aliasesOf } from './plan';
 import { type Usage, UsageSchema } from '../cycle/model';
 import { shareable } from '../shareable';
 
@@ -32,6 +25,8 @@ export const ResearchInputSchema = shareable(
     /** Left out, the supervisor's model plans them from the question (`core/research-plan`). */
     entities: z.array(name).min(1).max(BOARD_LIMITS.list).optional(),
     fields: z.array(name).min(1).max(BOARD_LIMITS.list).optional(),
+    /** Other names pages give a field, by field: the evidence rule accepts them as naming it. */
+    aliases: z.record(name, z.array(name).max(BOARD_LIMITS.aliases)).optional(),
     /** Workers running at once. */
     maxWorkers: z.number().int().min(1).max(64).default(4),
     /** Workers one fact may use (first claim and re-delegations) before it counts as missing. */
@@ -80,6 +75,10 @@ export const ResearchHandoverSchema = shareable(
     /** The directive intake's memory (core/research/directives.ts). */
     directiveIds: z.array(z.string().max(DIRECTIVE_LIMITS.id)).max(DIRECTIVE_LIMITS.rememberedIds).optional(),
     directiveTimes: z.array(z.number().int().nonnegative()).max(DIRECTIVE_LIMITS.perMinute).optional(),
+    /** Capability tokens of the workers still running, by worker id: the next run checks their writes. */
+    tokens: z.record(workflowId, z.string().min(1).max(CAPABILITY_TOKEN_CHARS)).optional(),
+    /** Calls the workers still running wait on: the next run's status still names them. */
+    approvals: z.array(WorkerWaitSchema()).max(MAX_RUN_WAITS).optional(),
   }),
 );
 // The schema checks each entry against its type's body; the type names that body.
@@ -88,6 +87,7 @@ export type ResearchHandover = Omit<z.output<ReturnType<typeof ResearchHandoverS
 };
 
 export { UserDirectiveSchema } from './directives';
+export { composeAnswer, describeMissing } from './answer';
 
 export type ResearchOutcome = 'running' | 'complete' | 'incomplete';
 
@@ -143,6 +143,8 @@ export interface ResearchStatus {
   notes: string[];
   /** With a mirror (`SCRATCHPAD_BOARD`). */
   mirror?: MirrorStatus;
+  /** Calls the workers' cycles wait on for a person's decision, with their facts; absent when none waits. */
+  approvals?: ResearchApproval[];
 }
 
 /** What the supervisor hands one worker. */
@@ -156,6 +158,10 @@ export const WorkerInputSchema = shareable(
     /** True when the supervisor already wrote PENDING for this worker (a re-delegation). */
     delegated: z.boolean(),
     searchHint: z.string().max(BOARD_LIMITS.text).optional(),
+    /** The search query the supervisor wrote on the re-delegated PENDING entry after a tombstone. */
+    searchQuery: z.string().max(BOARD_LIMITS.query).optional(),
+    /** The worker's capability token: its writes present it (absent from workers of runs before tokens). */
+    token: z.string().min(1).max(CAPABILITY_TOKEN_CHARS).optional(),
     // As many as the board holds: its facts and their attempts bound them.
     tombstoned: z.array(z.string().max(BOARD_LIMITS.url)),
     maxTurns: z.number().int().min(1).max(50),
@@ -176,7 +182,12 @@ export interface WorkerResult {
 
 /** The first STRATEGY when the user gave both lists: the question is the goal. */
 export function initialStrategy(input: ParsedResearchInput, workerId: (n: number) => string): EntryBody<'STRATEGY'> {
-  return strategyOf({ goal: input.question, entities: input.entities ?? [], fields: input.fields ?? [] }, workerId);
+  const fields = input.fields ?? [];
+  const aliases = aliasesOf(input.aliases, fields);
+  return strategyOf(
+    { goal: input.question, entities: input.entities ?? [], fields, ...(aliases && { aliases }) },
+    workerId,
+  );
 }
 
 /** The first STRATEGY: one fact per entity × field, each assigned to a worker id from `workerId(n)`. */
@@ -189,6 +200,7 @@ export function strategyOf(plan: ResearchPlan, workerId: (n: number) => string):
     toolChain: ['web_search', 'web_fetch', 'scratchpad_read'],
     assigned: pairs.map((pair, index) => ({ ...pair, worker: workerId(index + 1) })),
     directives: [],
+    ...(plan.aliases && { aliases: plan.aliases }),
   };
 }
 
@@ -223,18 +235,4 @@ export function workerGoal(entries: readonly BoardEntry[], question: string): st
     kept.unshift(text);
   }
   return kept.length === 0 ? base : `${base}\nDirectives:\n${kept.map((text) => `- ${text}`).join('\n')}`;
-}
-
-/** The answer over VERIFIED facts only, each claim carrying its citation. */
-export function composeAnswer(question: string, entries: readonly BoardEntry[]): EntryBody<'SYNTHESIS'> {
-  const verified = facts(entries).flatMap((fact) => (fact.latest?.type === 'VERIFIED' ? [fact.latest] : []));
-  const lines = verified.map(
-    (entry) =>
-      `- ${entry.body.entity} ${entry.body.field}: ${entry.body.value} [${entry.id}] (${entry.body.sourceUrl})`,
-  );
-  return { answer: `${question}\n${lines.join('\n')}`, citations: verified.map((entry) => entry.id) };
-}
-
-export function describeMissing(views: readonly FactView[]): string[] {
-  return views.filter((fact) => fact.state !== 'VERIFIED').map((f) => `${f.entity} / ${f.field}: ${f.state}`);
 }

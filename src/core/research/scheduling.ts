@@ -10,6 +10,7 @@ import {
   tombstonedUrls,
 } from './board';
 import { composeAnswer, reviseStrategy } from './run';
+import { tombstoneQuery } from './search-query';
 
 /** What the supervisor's scheduling reads of its run; the workflow's `ResearchRun` is one. */
 export interface SchedulingView {
@@ -44,12 +45,19 @@ export interface WorkerStart {
   /** Workers that have held the fact, this one included. */
   attempt: number;
   searchHint?: string;
+  /** The new search query after a tombstone, as the PENDING entry records it. */
+  searchQuery?: string;
 }
 
 /** One decision of an evaluation, in the order the supervisor carries them out. */
 export type SchedulingStep =
-  /** Append the revised STRATEGY, then count the directives read. */
-  | { kind: 'revise'; draft: { type: 'STRATEGY'; body: EntryBody<'STRATEGY'> }; directivesRead: number }
+  /** Append the revised STRATEGY, count the directives read, and forward their texts to the workers running. */
+  | {
+      kind: 'revise';
+      draft: { type: 'STRATEGY'; body: EntryBody<'STRATEGY'> };
+      directivesRead: number;
+      texts: string[];
+    }
   /** Append the TOMBSTONE: investigations ask the board before each fetch, so the URL is out of bounds at once. */
   | { kind: 'tombstone'; draft: { type: 'TOMBSTONE'; body: EntryBody<'TOMBSTONE'> } }
   /** Start the worker STRATEGY assigned to the fact. */
@@ -80,12 +88,14 @@ export function* evaluationSteps(view: SchedulingView, options: SchedulingOption
   const strategy = latestStrategy(view.entries);
   if (unread.length > 0 && strategy) {
     // A revision lists a directive once; more than a STRATEGY may list wait for the next evaluation.
-    const read = unread.slice(0, BOARD_LIMITS.list);
-    const body = reviseStrategy(
-      strategy.body,
-      read.map((entry) => entry.body.text),
-    );
-    yield { kind: 'revise', draft: { type: 'STRATEGY', body }, directivesRead: view.directivesRead + read.length };
+    const texts = unread.slice(0, BOARD_LIMITS.list).map((entry) => entry.body.text);
+    const body = reviseStrategy(strategy.body, texts);
+    yield {
+      kind: 'revise',
+      draft: { type: 'STRATEGY', body },
+      directivesRead: view.directivesRead + texts.length,
+      texts,
+    };
   }
   for (const fact of facts(view.entries)) {
     if (fact.latest?.type !== 'FAILED_URL') continue;
@@ -123,20 +133,15 @@ export function* evaluationSteps(view: SchedulingView, options: SchedulingOption
       continue;
     }
     const workerId = options.workerId(view.nextWorker);
-    const searchHint =
-      fact.state === 'TOMBSTONE' && tombstonedUrls(view.entries).length > 0 ? TOMBSTONED_SEARCH_HINT : undefined;
+    const tombstoned = fact.state === 'TOMBSTONE' && tombstonedUrls(view.entries).length > 0;
+    const search = tombstoned
+      ? { searchHint: TOMBSTONED_SEARCH_HINT, searchQuery: tombstoneQuery(view.entries, entity, field) }
+      : {};
     yield {
       kind: 'delegate',
       nextWorker: view.nextWorker + 1,
-      draft: { type: 'PENDING', body: { entity, field, assignedTo: workerId, ...(searchHint && { searchHint }) } },
-      worker: {
-        entity,
-        field,
-        workerId,
-        delegated: true,
-        attempt: holders.length + 1,
-        ...(searchHint && { searchHint }),
-      },
+      draft: { type: 'PENDING', body: { entity, field, assignedTo: workerId, ...search } },
+      worker: { entity, field, workerId, delegated: true, attempt: holders.length + 1, ...search },
     };
   }
   const all = facts(view.entries);
@@ -155,6 +160,8 @@ export interface StepTarget {
   takeWorkerNumbers(next: number): void;
   /** Starts a worker; the supervisor waits for the child to start before its next decision. */
   start(worker: WorkerStart): Promise<void> | void;
+  /** Tells the workers running of directives just read; the supervisor waits for the signals to be sent. */
+  forwardDirectives?(texts: readonly string[]): Promise<void> | void;
   finish(outcome: 'complete' | 'incomplete'): void;
 }
 
@@ -167,7 +174,7 @@ export function applyStep(step: SchedulingStep, target: StepTarget): Promise<voi
     case 'revise':
       target.append(step.draft);
       target.readDirectives(step.directivesRead);
-      return;
+      return target.forwardDirectives?.(step.texts);
     case 'tombstone':
       target.append(step.draft);
       return;

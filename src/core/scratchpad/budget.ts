@@ -9,8 +9,14 @@ import {
 } from './scratchpad';
 import { COMPLETED_TASKS_KEPT, MAX_COMPLETED_TASKS } from './state-caps';
 
-/** Default ceiling on the rendered scratchpad, in characters. */
-export const DEFAULT_BUDGET_CHARS = 8000;
+/** Default ceiling on the rendered scratchpad, in characters (bench/cost: 6,000 meets its goals, 8,000 does not). */
+export const DEFAULT_BUDGET_CHARS = 6000;
+
+/**
+ * What a cut of Known frees beyond what is needed. Known sits in the prompt's cached prefix and a cut rewrites it, so
+ * it is cut in chunks: the turns between two cuts only append to it, and read the rest from the cache.
+ */
+export const KNOWN_CUT_SLACK = MAX_SECTION_CHARS / 4;
 
 export type ArchivableKey = SectionKey | 'notes';
 
@@ -59,9 +65,10 @@ function cutOldest(text: string, need: number): { removed: string; kept: string 
 
 /**
  * Plans the cut of oldest lines that brings the rendered scratchpad within `budget` and every growing
- * section within the section cap: WORKSPACE first, then Path, then Known, then notes.
+ * section within the section cap: WORKSPACE first, then Path, then Known (with `chunked`, {@link KNOWN_CUT_SLACK}
+ * more), then notes.
  */
-export function planArchive(state: Scratchpad, budget: number): ArchiveCut[] {
+export function planArchive(state: Scratchpad, budget: number, chunked = false): ArchiveCut[] {
   let excess = renderedSize(state) - budget;
   const cuts: ArchiveCut[] = [];
   for (const section of ARCHIVE_ORDER) {
@@ -69,12 +76,17 @@ export function planArchive(state: Scratchpad, budget: number): ArchiveCut[] {
     const overCap = section === 'notes' ? 0 : text.length + POINTER_ALLOWANCE - MAX_SECTION_CHARS;
     const need = Math.max(excess > 0 ? excess + POINTER_ALLOWANCE : 0, overCap);
     if (need <= 0) continue;
-    const cut = cutOldest(text, need);
+    const cut = cutOldest(text, chunked && section === 'understanding_known' ? need + KNOWN_CUT_SLACK : need);
     if (!cut) continue;
     cuts.push({ section, ...cut });
     excess -= cut.removed.length + 1 - POINTER_ALLOWANCE;
   }
   return cuts;
+}
+
+/** Whether keeping `state` within `budget` and the section caps cuts Known. */
+export function cutsKnown(state: Scratchpad, budget: number): boolean {
+  return planArchive(state, budget).some((cut) => cut.section === 'understanding_known');
 }
 
 /** The line left where archived content was, telling the model how to read it back. */

@@ -77,18 +77,21 @@ const SECTIONS: readonly { heading: string; parts: readonly [string | null, (sta
   },
 ];
 
-/** The five sections as markdown, split by `---`. */
-export function renderSections(state: Scratchpad): string {
-  return SECTIONS.map(({ heading, parts }) =>
-    [
-      `## ${heading}`,
-      ...parts.flatMap(([title, value]) => [...(title ? [`### ${title}`] : []), orNone(value(state))]),
-    ].join('\n'),
-  ).join('\n\n---\n\n');
+const DIVIDER = '\n\n---\n\n';
+
+function renderSection({ heading, parts }: (typeof SECTIONS)[number], state: Scratchpad): string {
+  return [
+    `## ${heading}`,
+    ...parts.flatMap(([title, value]) => [...(title ? [`### ${title}`] : []), orNone(value(state))]),
+  ].join('\n');
 }
 
-/** The task state as markdown, placed after the five sections. */
-export function renderTasks(state: Scratchpad): string {
+/** The five sections as markdown, split by `---`. */
+export function renderSections(state: Scratchpad): string {
+  return SECTIONS.map((section) => renderSection(section, state)).join(DIVIDER);
+}
+
+function taskLines(state: Scratchpad): string[] {
   return [
     '## TASKS',
     '### Goals',
@@ -99,15 +102,61 @@ export function renderTasks(state: Scratchpad): string {
     list(state.pending_actions),
     '### Completed tasks',
     completedList(state.completed_tasks),
-    '',
-    '---',
-    '',
-    '## NOTES',
-    orNone(state.notes.replace(/^\n+/, '')),
-  ].join('\n');
+  ];
+}
+
+function notesText(state: Scratchpad): string {
+  return orNone(state.notes.replace(/^\n+/, ''));
+}
+
+/** The task state as markdown, placed after the five sections. */
+export function renderTasks(state: Scratchpad): string {
+  return [...taskLines(state), '', '---', '', '## NOTES', notesText(state)].join('\n');
 }
 
 /** The whole scratchpad as the model sees it. */
 export function renderMarkdown(state: Scratchpad): string {
-  return `${renderSections(state)}\n\n---\n\n${renderTasks(state)}\n`;
+  return `${renderSections(state)}${DIVIDER}${renderTasks(state)}\n`;
+}
+
+/**
+ * {@link renderMarkdown} in the pieces a prompt caches apart, in the order of their stability; joined, they are the
+ * same text. The sections keep the seeds' order, which is already from most to least stable.
+ */
+export interface RenderedParts {
+  /** IDENTITY, then UNDERSTANDING up to the lines of Known. */
+  head: string;
+  /**
+   * Known, a piece per line (a blank line rides with the line before it): the section reflect appends to most, so
+   * after an append every earlier piece is still there, unchanged.
+   */
+  known: string[];
+  /** Believed and Unknown, and the divider after them: the end of the stable sections. */
+  stableTail: string;
+  /** TRAJECTORY, WORKSPACE, SELF, the tasks and the NOTES heading: what most turns change. */
+  volatile: string;
+  /** The notes: what each iteration of a task cycle adds to. */
+  notes: string;
+}
+
+/** The scratchpad in the pieces of {@link RenderedParts}. */
+export function renderParts(state: Scratchpad): RenderedParts {
+  const [identity, understanding, ...rest] = SECTIONS.map((section) => renderSection(section, state));
+  const knownHeading = '## UNDERSTANDING\n### Known\n';
+  const known = orNone(state.understanding.known);
+  const pieces: string[] = [];
+  for (const line of known.split('\n')) {
+    if (line.trim() === '' && pieces.length > 0) pieces[pieces.length - 1] += `${line}\n`;
+    else pieces.push(`${line}\n`);
+  }
+  // The newline ending Known's last line is the one before `### Believed`.
+  const afterKnown = (understanding as string).slice(knownHeading.length + known.length + 1);
+  const tasks = [...taskLines(state), '', '---', '', '## NOTES', ''].join('\n');
+  return {
+    head: `${identity}${DIVIDER}${knownHeading}`,
+    known: pieces,
+    stableTail: `${afterKnown}${DIVIDER}`,
+    volatile: `${rest.join(DIVIDER)}${DIVIDER}${tasks}`,
+    notes: `${notesText(state)}\n`,
+  };
 }

@@ -68,6 +68,10 @@ export const StageRecordSchema = shareable(
     outcome: z.string(),
     touchedPaths: z.array(z.string()),
     refusedPaths: z.array(z.string()),
+    /** Whether this attempt changed files (absent from runs before it: read `touchedPaths`). */
+    change: z.enum(['changed', 'no_change']).optional(),
+    /** On a stage's last attempt: how many corrections it took, when it took any. */
+    corrections: z.number().int().min(1).optional(),
   }),
 );
 export type StageRecord = z.infer<ReturnType<typeof StageRecordSchema>>;
@@ -92,6 +96,8 @@ export const StagedResultSchema = shareable(
     scratchpad: z.string().optional(),
     usage: UsageSchema(),
     error: z.string().optional(),
+    /** What happened that the stages alone do not say: no plan, no stage that changed anything. */
+    notices: z.array(z.string()).optional(),
   }),
 );
 export type StagedResult = z.infer<ReturnType<typeof StagedResultSchema>>;

@@ -1,7 +1,7 @@
+import { RUN_NOTES_CONVENTION } from '../cycle/run-notes';
+
 /** Run-local notes (design.md, Prior scratchpad): a convention the model may follow or ignore; nothing parses it. */
-export const SCRATCHPAD_CONVENTION = `You may keep run-local notes: add a "scratchpad" field to any tool's arguments, for example
-{"plan": [...], "done": [...], "next": "...", "notes": "..."}. The last one is saved with the run and shown to the next
-run as its prior scratchpad.`;
+export const SCRATCHPAD_CONVENTION = RUN_NOTES_CONVENTION;
 
 /** A staged run's stage: the cycle's rules narrowed to one slice of work that must change files. */
 export const STAGED_SYSTEM_RULES = `This cycle is one stage of a staged run. Do only this stage. Write concrete files with fs_write;

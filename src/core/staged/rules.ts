@@ -7,6 +7,17 @@
 /** The corrective input a stage gets when it claims completion but changed no files (design.md, No-op corrections). */
 export const NO_OP_CORRECTION = 'no files changed: give concrete files or patches';
 
+/** What a run records when the plan-only turn gave no usable plan (seed 004: a run says what happened). */
+export const NO_PLAN_NOTICE = 'the model gave no plan: running the task as one stage';
+
+/** What a run's outcome line adds when none of its stages changed a file. */
+export const NO_CHANGE_NOTICE = 'no stage changed any file';
+
+/** Whether a stage attempt changed files: `changed` when it wrote any path, else `no_change`. */
+export function stageChange(touchedPaths: readonly string[]): 'changed' | 'no_change' {
+  return touchedPaths.length > 0 ? 'changed' : 'no_change';
+}
+
 /** Paths one stage may write unless told otherwise. */
 export const DEFAULT_MAX_PATHS = 3;
 

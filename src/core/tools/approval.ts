@@ -67,3 +67,42 @@ export const DecisionSchema = shareable(
   }),
 );
 export type Decision = z.infer<ReturnType<typeof DecisionSchema>>;
+
+/** The failure type of a `decide` that was accepted but could not apply (edited arguments the tool refuses, ...). */
+export const APPROVAL_REFUSED = 'ApprovalError.Refused';
+
+/** Most edited arguments may weigh, as JSON: they travel to the tool's activity and into history. */
+export const MAX_EDITED_ARGS_BYTES = 64 * 1024;
+
+/** A decision the agent forwards to the cycle that waits (the `decision` signal), checked already by the agent. */
+export const ForwardedDecisionSchema = shareable(
+  z.strictObject({
+    callId: z.string().min(1).max(200),
+    decision: z.enum(['approve', 'deny']),
+    args: z.record(z.string(), z.unknown()).optional(),
+    reason: z.string().max(1000).optional(),
+    by: z.string().min(1).max(200),
+    /** Names this forwarding, so the agent knows its decision is the one that applied. */
+    ticket: z.string().min(1).max(200),
+  }),
+);
+export type ForwardedDecision = z.infer<ReturnType<typeof ForwardedDecisionSchema>>;
+
+/**
+ * What a cycle tells its parent (the `approvalWait` signal) when a call starts or stops waiting; a cycle relays its
+ * sub-agents' the same way, so an agent sees every call its tree of cycles waits on.
+ */
+export const ApprovalWaitSchema = shareable(
+  z.discriminatedUnion('kind', [
+    z.strictObject({ kind: z.literal('waiting'), call: PendingApprovalSchema() }),
+    z.strictObject({
+      kind: z.literal('resolved'),
+      callId: z.string().max(200),
+      cycleId: z.string().max(1000),
+      decision: DecisionSchema(),
+      /** The forwarding that applied, when the decision came through the agent. */
+      ticket: z.string().max(200).optional(),
+    }),
+  ]),
+);
+export type ApprovalWait = z.infer<ReturnType<typeof ApprovalWaitSchema>>;

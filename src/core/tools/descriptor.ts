@@ -12,16 +12,21 @@ export function isToolNameValid(name: string): boolean {
 /** Longest timeout a tool may ask for: an activity attempt that long still heartbeats. */
 export const MAX_TOOL_TIMEOUT_MS = 60 * 60 * 1000;
 
+/** `ask`: each call waits for a person's decision before it runs (core/tools/approval-policy.ts); `auto`: it runs. */
+export type ApprovalPolicy = 'ask' | 'auto';
+
 /**
  * How the cycle runs a tool's calls. `timeoutMs` bounds one call (the model gets an error observation when it runs
  * out); `retry: false` runs a call at most once, even when its worker dies mid-call; `offload: false` keeps a large
- * result inline instead of moving it to the observation store.
+ * result inline instead of moving it to the observation store; `approval: 'ask'` makes each call wait for a person.
  */
 export const ToolPolicySchema = shareable(
   z.strictObject({
     timeoutMs: z.number().int().positive().max(MAX_TOOL_TIMEOUT_MS).optional(),
     retry: z.boolean().default(true),
     offload: z.boolean().default(true),
+    // Absent (a catalogue recorded before approvals, a descriptor built by hand): `auto`.
+    approval: z.enum(['ask', 'auto']).optional(),
   }),
 );
 export type ToolPolicy = z.output<ReturnType<typeof ToolPolicySchema>>;

@@ -1,4 +1,4 @@
-import { ApplicationFailure, log, upsertMemo, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, upsertMemo, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import {
   type AgentInput,
   type AgentSettings,
@@ -18,10 +18,9 @@ import {
   withNotice,
 } from '../../core/agent/agent';
 import { fitHandover } from '../../core/agent/handover';
-import { totalCost } from '../../core/cycle/cost';
 import { MAX_CYCLE_DIRECTIVES } from '../../core/cycle/input';
 import { reconcileDirectives } from '../../core/agent/directives';
-import { type Usage, mergeUsageByModel, totalUsage } from '../../core/cycle/model';
+import { type Usage, mergeUsageByModel } from '../../core/cycle/model';
 import {
   type Scratchpad,
   ScratchpadSchema,
@@ -38,6 +37,10 @@ import { ChildCycle, cycleInputFor, summaryOf } from './child-cycle';
 import { DeferredChanges } from './deferred-changes';
 import { type Finished, type WorkItem, WorkQueue } from './work-queue';
 import { directiveOf, wakeOf } from './signals';
+import { agentStatus } from './agent-status';
+import { replyOf } from './reply-first';
+import { TimeTravel } from './time-travel';
+import { wokenState } from './wake';
 
 /**
  * The state of one agent's durable home and what its messages do to it: the work queue, the scratchpad,
@@ -54,6 +57,7 @@ export class AgentHome {
   usageByModel: Record<string, Usage>;
   notices: string[];
   readonly runs: number;
+  readonly travel: TimeTravel;
   private readonly queue = new WorkQueue();
   private readonly changes = new DeferredChanges(
     () => this.running !== null,
@@ -74,6 +78,7 @@ export class AgentHome {
     this.usageByModel = handover?.usageByModel ?? {};
     this.notices = handover?.notices ?? [];
     this.runs = (handover?.runs ?? 0) + 1;
+    this.travel = new TimeTravel(input);
   }
 
   /** Publishes the scratchpad, and queues the wake a previous run handed over. */
@@ -84,26 +89,18 @@ export class AgentHome {
   }
 
   status(): AgentStatus {
-    const { agentId, cycleCount, settings, runs, running } = this;
-    return {
-      agentId,
-      cycleCount,
-      running: running && { cycleId: running.cycleId, trigger: running.trigger },
-      queued: this.queue.length,
-      heldDirectives: [...this.heldDirectives],
-      usage: totalUsage(this.usageByModel),
-      costUsd: totalCost(this.usageByModel),
-      settings,
-      runs,
-      notices: [...this.notices],
-    };
+    return agentStatus(this, this.running, this.queue.length);
   }
 
-  async send(args: unknown): Promise<SendResult> {
-    const { message } = SendArgsSchema().parse(args);
-    const result = await this.queue.submit({ kind: 'chat', message });
-    const { cycleId, outcome, error } = result.record;
-    return { reply: result.reply ?? '', cycleId, outcome, ...(error ? { error } : {}) };
+  /** A chat turn, answered as soon as its cycle sends the reply (see {@link reply}); reflect runs after. */
+  send(args: unknown): Promise<SendResult> {
+    return this.queue.ask(SendArgsSchema().parse(args).message);
+  }
+
+  /** The `reply` signal of the running chat cycle: answers its `send` while the cycle reflects. */
+  reply(raw: unknown): void {
+    const args = replyOf(raw, this.running?.cycleId);
+    if (args) this.queue.reply(args);
   }
 
   async runCycle(args: unknown): Promise<CycleRecord> {
@@ -148,6 +145,14 @@ export class AgentHome {
     await this.changes.applied(() => (this.scratchpad = next));
   }
 
+  /** Adopts an earlier cycle's after-state (the validator refused while a cycle runs) and records the rewind. */
+  rewind(args: unknown) {
+    const { state, record } = this.travel.rewind(args, new Date());
+    this.scratchpad = state;
+    this.persist();
+    return record;
+  }
+
   configure(changes: Partial<AgentSettings>): AgentSettings {
     return (this.settings = AgentSettingsSchema().parse({ ...this.settings, ...changes }));
   }
@@ -157,14 +162,7 @@ export class AgentHome {
     if (!parsed) return;
     const { tasks, trigger } = parsed;
     this.changes.apply(() => {
-      // A schedule repeats its tasks every tick: one already queued is not queued again.
-      const queued = [this.scratchpad.current_task, ...this.scratchpad.pending_actions];
-      const fresh = tasks.filter((task) => !queued.includes(task));
-      const after = enqueueTasks(this.scratchpad, fresh);
-      const refusal = fresh.length > 0 ? queueViolation(this.scratchpad, after) : null;
-      // A signal has no caller to answer: tasks that would pass the caps are dropped and logged, the rest runs.
-      if (refusal) log.warn('dropped the tasks of a wake signal', { error: refusal, tasks: fresh.length });
-      else if (fresh.length > 0) this.scratchpad = after;
+      this.scratchpad = wokenState(this.scratchpad, tasks);
       if (hasWork(this.scratchpad)) this.queue.wake(trigger);
     });
   }
@@ -199,13 +197,11 @@ export class AgentHome {
   handover(): AgentInput {
     const { agentId, scratchpad, settings, cycleCount, cycles, heldDirectives, directiveLog, usageByModel } = this;
     const handover = { cycleCount, cycles, heldDirectives, directiveLog, usageByModel, runs: this.runs };
+    const { notices } = this;
     const pendingWake = this.queue.length > 0;
-    return fitHandover({
-      agentId,
-      scratchpad,
-      settings,
-      handover: { ...handover, pendingWake, notices: this.notices },
-    });
+    return fitHandover(
+      this.travel.carry({ agentId, scratchpad, settings, handover: { ...handover, pendingWake, notices } }),
+    );
   }
 
   /** Runs the oldest queued item as a child cycle and adopts its result; nothing when the queue is empty. */
@@ -216,7 +212,7 @@ export class AgentHome {
 
   // The memo lets `show` and `snapshots` read the active scratchpad from the server with no worker running.
   private persist(): void {
-    upsertMemo({ scratchpad: this.scratchpad });
+    upsertMemo({ scratchpad: this.scratchpad, ...this.travel.memo() });
   }
 
   private async runItem(item: WorkItem): Promise<Finished> {

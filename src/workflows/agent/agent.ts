@@ -14,6 +14,8 @@ import {
   enqueueUpdate,
   importUpdate,
   injectUpdate,
+  replySignal,
+  rewindUpdate,
   runCycleUpdate,
   scratchpadQuery,
   sendUpdate,
@@ -23,7 +25,9 @@ import {
 import { AgentError } from '../../common/failure-types';
 import { parseWorkflowInput } from '../../common/workflow-input';
 import { AgentHome } from './agent-home';
+import { registerApprovals } from './approvals';
 import { validate, validateConfigure, validateImport, validateInject, validateQueue } from './validators';
+import { validateRewind } from './time-travel';
 
 /** Queries, signals and updates of the agent workflow, each handed to its home. */
 function registerHandlers(home: AgentHome): void {
@@ -43,7 +47,9 @@ function registerHandlers(home: AgentHome): void {
   setHandler(configureUpdate, (changes) => home.configure(changes), {
     validator: (changes) => validateConfigure(home.settings, changes),
   });
+  setHandler(rewindUpdate, (args) => home.rewind(args), { validator: (args) => validateRewind(home.status(), args) });
   setHandler(wakeSignal, (args) => home.wake(args));
+  setHandler(replySignal, (args) => home.reply(args));
   setHandler(directiveSignal, (text) => home.directive(text));
 }
 
@@ -55,6 +61,7 @@ export async function agent(rawInput: AgentInput): Promise<void> {
   const input = parseWorkflowInput(AgentInputSchema(), rawInput, AgentError.BadInput, 'agent input');
   const home = new AgentHome(input);
   registerHandlers(home);
+  const approvals = registerApprovals(input.agentId, () => home.status());
   home.start(input.handover?.pendingWake ?? false);
   for (;;) {
     await condition(() => home.hasQueuedWork() || home.shouldContinueAsNew());
@@ -64,5 +71,6 @@ export async function agent(rawInput: AgentInput): Promise<void> {
       if (home.canHandOverQueue()) await continueAsNew<typeof agent>(home.handover());
     }
     await home.runNext();
+    approvals.cycleEnded();
   }
 }

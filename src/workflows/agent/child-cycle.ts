@@ -1,5 +1,5 @@
 import type { ChildWorkflowHandle } from '@temporalio/workflow';
-import type { AgentSettings } from '../../core/agent/agent';
+import { type AgentSettings, cacheTtlInput } from '../../core/agent/agent';
 import type { CycleInput, CycleResult, Trigger } from '../../core/cycle/input';
 import { ZERO_USAGE } from '../../core/cycle/model';
 import type { Scratchpad } from '../../core/scratchpad/scratchpad';
@@ -7,6 +7,7 @@ import { directiveSignal } from '../../common/messages/agent';
 import { failureMessage } from '../../common/failure';
 import type { AgentCycleWorkflow } from '../../common/workflow-types';
 import { startCycleChild } from '../cycle/start-cycle-child';
+import { approvalInputOf } from '../../core/tools/approval-policy';
 import type { WorkItem } from './work-queue';
 
 /** A cycle's input for one work item: the item's overrides win over the agent's settings. */
@@ -24,6 +25,8 @@ export function cycleInputFor(
     budgetChars: settings.budgetChars,
     directives,
     ...(settings.tools ? { tools: settings.tools } : {}),
+    ...approvalInputOf(settings),
+    ...cacheTtlInput(settings, item.kind === 'chat' ? 'chat' : item.trigger),
   };
   if (item.kind === 'chat') {
     const { maxIterations, model, reflectModel, twoPhase } = settings;

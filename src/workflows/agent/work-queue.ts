@@ -1,5 +1,6 @@
 import { condition } from '@temporalio/workflow';
-import type { CycleRecord } from '../../core/agent/agent';
+import type { CycleRecord, SendResult } from '../../core/agent/agent';
+import type { ReplyArgs } from '../../core/agent/reply';
 import type { Trigger } from '../../core/cycle/input';
 
 /** Work for one cycle: a chat turn, or a task cycle with optional overrides. */
@@ -25,7 +26,9 @@ export interface Finished {
 export class WorkQueue {
   private readonly items: WorkItem[] = [];
   private readonly finished = new Map<number, Finished>();
+  private readonly replies = new Map<number, ReplyArgs>();
   private readonly awaited = new Set<number>();
+  private running: WorkItem | undefined;
   private nextId = 1;
 
   get length(): number {
@@ -34,14 +37,43 @@ export class WorkQueue {
 
   /** Queues work someone waits for (an update); resolves once it has run. */
   async submit(work: Work): Promise<Finished> {
+    const id = this.push(work);
+    await condition(() => this.finished.has(id));
+    return this.take(id).finished as Finished;
+  }
+
+  /**
+   * Queues a chat turn; resolves with its reply as soon as its cycle sends it ({@link reply}), or once the cycle has
+   * ended (a cycle that sends none: single-phase, a failed respond, histories from before the reply came first).
+   */
+  async ask(message: string): Promise<SendResult> {
+    const id = this.push({ kind: 'chat', message });
+    await condition(() => this.finished.has(id) || this.replies.has(id));
+    const { finished, reply } = this.take(id);
+    if (reply) return { reply: reply.reply, cycleId: reply.cycleId, outcome: reply.outcome };
+    const { cycleId, outcome, error } = (finished as Finished).record;
+    return { reply: finished?.reply ?? '', cycleId, outcome, ...(error ? { error } : {}) };
+  }
+
+  /** The reply of the chat turn that runs now, for whoever waits for it; the cycle still runs (reflect). */
+  reply(args: ReplyArgs): void {
+    const item = this.running;
+    if (item?.kind === 'chat' && this.awaited.has(item.id)) this.replies.set(item.id, args);
+  }
+
+  private push(work: Work): number {
     const id = this.nextId++;
     this.awaited.add(id);
     this.items.push({ ...work, id });
-    await condition(() => this.finished.has(id));
+    return id;
+  }
+
+  private take(id: number): { finished?: Finished; reply?: ReplyArgs } {
     this.awaited.delete(id);
-    const result = this.finished.get(id) as Finished;
+    const taken = { finished: this.finished.get(id), reply: this.replies.get(id) };
     this.finished.delete(id);
-    return result;
+    this.replies.delete(id);
+    return taken;
   }
 
   /** Queues a task cycle nobody waits for, unless a task cycle is already queued. */
@@ -49,13 +81,14 @@ export class WorkQueue {
     if (!this.items.some((item) => item.kind === 'task')) this.items.push({ id: this.nextId++, kind: 'task', trigger });
   }
 
-  /** The oldest item, taken off the queue. */
+  /** The oldest item, taken off the queue: it runs until {@link finish}. */
   next(): WorkItem | undefined {
-    return this.items.shift();
+    return (this.running = this.items.shift());
   }
 
-  /** Hands the result of an item to whoever waits for it. */
+  /** Hands the result of an item to whoever still waits for it (one answered by its reply does not). */
   finish(item: WorkItem, result: Finished): void {
+    if (this.running === item) this.running = undefined;
     if (this.awaited.has(item.id)) this.finished.set(item.id, result);
   }
 

@@ -1,3 +1,4 @@
+import { getExternalWorkflowHandle, patched, workflowInfo } from '@temporalio/workflow';
 import {
   buildReflectMessages,
   buildRespondMessages,
@@ -10,6 +11,9 @@ import { chatCalls } from '../../core/cycle/parse';
 import { hasObservations, stepLabel } from '../../core/cycle/plan-calls';
 import { traceEntries, traceEntry } from '../../core/cycle/trace';
 import type { InputOf } from '../../core/cycle/input';
+import { payloadRefusal } from '../../core/payload';
+import { agentWorkflowId } from '../../common/ids';
+import { replySignal } from '../../common/messages/agent';
 import type { CycleRun } from './cycle-run';
 import { runCalls } from './run-calls';
 
@@ -65,7 +69,7 @@ async function reflect(run: CycleRun, input: InputOf<'chat'>, reply: string): Pr
   const iteration = run.iterations + 1;
   const offered = { work: [], update: true, done: false };
   const handled = await runCalls(run, parsed, iteration, { offered, notes: false });
-  const request = { promptChars: messages[0]?.content.length ?? 0, tools };
+  const request = { promptChars: messagesChars(messages), tools };
   const call = { iteration, phase: 'reflect' as const, request, response, calls: parsed };
   run.trace.push(...traceEntries(call, handled));
   if (handled.length === 0) run.trace.push(traceEntry(call, { dispatch: 'reflect' }));
@@ -73,6 +77,21 @@ async function reflect(run: CycleRun, input: InputOf<'chat'>, reply: string): Pr
   // lowered by `configure` since the last turn).
   await run.enforceBudget();
   run.publish('reflect');
+}
+
+/**
+ * Hands the reply to the agent that started this cycle, so its `send` answers now rather than after reflect (design.md,
+ * The reply first). A bare cycle has no agent to tell; one too large to signal reaches `send` with the cycle's result.
+ */
+function replyFirst(run: CycleRun, input: InputOf<'chat'>, turn: { reply: string; outcome: CycleOutcome }): void {
+  const parent = workflowInfo().parent;
+  if (parent?.workflowId !== agentWorkflowId(input.agentId)) return;
+  const args = { cycleId: run.cycleId, reply: turn.reply, outcome: turn.outcome };
+  if (payloadRefusal(args, 'the reply') !== null || !patched('reply-first')) return;
+  // Not awaited: reflect's model call goes out in the same workflow task. A parent gone meanwhile changes nothing.
+  void getExternalWorkflowHandle(parent.workflowId, parent.runId)
+    .signal(replySignal, args)
+    .catch(() => undefined);
 }
 
 /** One reflective chat turn (design.md, Chat turns): respond, then reflect unless in single-phase mode. */
@@ -83,6 +102,8 @@ export async function runChatTurn(
   const turn = await respond(run, input);
   // Kept on the run so a reflect that fails for good does not also lose the reply the user paid for.
   run.reply = turn.reply;
-  if (input.twoPhase) await reflect(run, input, turn.reply);
+  if (!input.twoPhase) return turn;
+  replyFirst(run, input, turn);
+  await reflect(run, input, turn.reply);
   return turn;
 }

@@ -1,8 +1,9 @@
-import { log, proxyActivities, setCurrentDetails } from '@temporalio/workflow';
+import { log, patched, proxyActivities, setCurrentDetails } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import {
   applyArchive,
   applyCompletedArchive,
+  cutsKnown,
   hasArchivePointer,
   planArchive,
   planCompletedArchive,
@@ -26,6 +27,8 @@ import { appendNote } from '../../core/scratchpad/update';
 import { directiveRefusal } from '../../core/cycle/directive-caps';
 import { modelActivityOptions, toolActivityOptions } from './activity-options';
 import { CycleTools } from './cycle-tools';
+import { CycleApprovals } from './approvals';
+import { approvedObservation } from '../../core/tools/approval-policy';
 import type { CycleFeature, ToolHandler } from './tool-handler';
 
 /**
@@ -48,6 +51,7 @@ export class CycleRun {
   private readonly activities: Pick<Activities, 'callModel' | 'runTool'>;
   private readonly handlers = new Map<string, ToolHandler>();
   readonly tools: CycleTools;
+  readonly approvals: CycleApprovals;
 
   constructor(
     readonly input: ParsedCycleInput,
@@ -66,6 +70,8 @@ export class CycleRun {
     }
     const owned = features.flatMap((feature) => feature.owns ?? []);
     this.tools = new CycleTools(input.tools, [...this.handlers.keys(), ...owned], input.maxAttempts, runTool);
+    const publish = (label: string, prefix?: string) => this.publish(label, prefix);
+    this.approvals = new CycleApprovals({ cycleId, input, publish, policyOf: (tool) => this.tools.policyOf(tool) });
   }
 
   /** A directive signal: the model sees it from its next iteration on. Past the caps one is dropped, and noted. */
@@ -109,7 +115,8 @@ export class CycleRun {
   }
 
   async callModel(request: ModelRequest): Promise<ModelResponse> {
-    const response = await this.activities.callModel(request);
+    const { cacheTtl } = this.input;
+    const response = await this.activities.callModel(cacheTtl ? { ...request, cacheTtl } : request);
     this.usage = addUsage(this.usage, response.usage);
     this.usageByModel[response.model] = addUsage(this.usageByModel[response.model] ?? ZERO_USAGE, response.usage);
     return response;
@@ -121,19 +128,34 @@ export class CycleRun {
       this.state = { ...this.state, notes: appendNote(this.state.notes, line) };
   }
 
-  /** One call in the `runTool` activity, under the features' policies: a refusal is the model's observation. */
-  async runTool(action: Action, step: number): Promise<Observation> {
-    for (const feature of this.features) {
-      const refusal = feature.refuse?.(action);
-      if (refusal !== undefined) return { ok: false, error: refusal };
-    }
+  /**
+   * One call in the `runTool` activity, under the features' policies (a refusal is the model's observation) and its
+   * tool's approval policy: a call that asks waits for a person, and runs as approved, or not at all.
+   */
+  async runTool(proposed: Action, step: number): Promise<Observation> {
+    const refusal = this.refusalOf(proposed);
+    if (refusal !== undefined) return { ok: false, error: refusal };
+    const approval = await this.approvals.request(proposed, step);
+    if (!approval.run) return approval.observation;
+    const action = approval.args === proposed.args ? proposed : { ...proposed, args: approval.args };
+    // Edited arguments meet the features' caps too (a stage's path cap).
+    const edited = action === proposed ? undefined : this.refusalOf(action);
+    if (edited !== undefined) return { ok: false, error: edited };
     const context = Object.assign({}, ...this.features.map((feature) => feature.callContext ?? {}));
     const { agentId } = this.input;
     const call = { cycleId: this.cycleId, agentId, step, name: action.tool, args: action.args, ...context };
-    const observation = await this.tools.run(call);
+    const observation = await this.tools.run(call, approval.decision !== undefined);
     if (isStoredObservation(observation)) this.hasStoredObservations = true;
     for (const feature of this.features) feature.observe?.(action, observation);
-    return observation;
+    return approval.decision ? approvedObservation(observation, approval.decision) : observation;
+  }
+
+  private refusalOf(action: Action): string | undefined {
+    for (const feature of this.features) {
+      const refusal = feature.refuse?.(action);
+      if (refusal !== undefined) return refusal;
+    }
+    return undefined;
   }
 
   /** A child cycle's model calls count as this cycle's, in total and by model. */
@@ -186,7 +208,9 @@ export class CycleRun {
 
   /** Keeps the rendered scratchpad within budget by archiving the oldest content of growing sections. */
   async enforceBudget(): Promise<void> {
-    for (const cut of planArchive(this.state, this.input.budgetChars)) {
+    // Known in chunks, so the cached prompt prefix it sits in lasts from one cut to the next.
+    const chunked = cutsKnown(this.state, this.input.budgetChars) && patched('chunked-known-archive');
+    for (const cut of planArchive(this.state, this.input.budgetChars, chunked)) {
       const id = await this.archiver(cut.section, cut.removed);
       this.state = applyArchive(this.state, cut, id);
       this.archived.push({ section: cut.section, id, chars: cut.removed.length });

@@ -3,7 +3,7 @@ import type { Activities } from '../../activities';
 import type { ToolCallInput, Observation } from '../../core/tools/observation';
 import { SCRATCHPAD_READ } from '../../core/tools/observation';
 import { ACTIVITY_TOOLS, CYCLE_TOOLS, SPAWN_SUBAGENT } from '../../core/tools/catalogue';
-import type { CatalogueEntry } from '../../core/tools/descriptor';
+import type { ApprovalPolicy, CatalogueEntry } from '../../core/tools/descriptor';
 import { needsCatalogue, selectTools } from '../../core/tools/select';
 import { failureMessage } from '../../common/failure';
 import { listToolsOptions, toolActivityOptions } from './activity-options';
@@ -18,6 +18,11 @@ function toolFailure(entry: CatalogueEntry, error: ActivityFailure): string {
     return `${entry.name} did not finish and was not run again: it must not run twice (retry: false), so whether it took effect is unknown. Cause: ${cause}`;
   }
   return `${entry.name} failed on every attempt: ${cause}`;
+}
+
+/** What the model is told when an approved call did not finish: it is not run again without a new decision. */
+function onceFailure(name: string, error: ActivityFailure): string {
+  return `${name} was approved to run once and did not finish, so it was not run again; whether it took effect is unknown. Cause: ${failureMessage(error)}`;
 }
 
 /**
@@ -48,7 +53,13 @@ export class CycleTools {
    */
   lists(): boolean {
     const known = [...ACTIVITY_TOOLS, SPAWN_SUBAGENT, SCRATCHPAD_READ, ...this.handled];
-    return needsCatalogue(this.patterns, known) && patched('tool-catalogue');
+    // Since approvals, always: whether a built-in asks for approval is the worker's policy (SCRATCHPAD_APPROVE).
+    return (needsCatalogue(this.patterns, known) || patched('approvals')) && patched('tool-catalogue');
+  }
+
+  /** The worker's approval policy for a tool; undefined when the cycle did not list the catalogue or it lacks the tool. */
+  policyOf(name: string): ApprovalPolicy | undefined {
+    return this.catalogue.get(name)?.policy.approval;
   }
 
   /** Lists the catalogue and selects from it; returns the lines for notes: nothing is dropped unseen. */
@@ -70,25 +81,30 @@ export class CycleTools {
 
   /**
    * Runs one call under its tool's policy. A tool of the user's that fails for good (its MCP server died on every
-   * attempt; a `retry: false` call whose worker died) is the model's to work around, not the end of the cycle.
+   * attempt; a `retry: false` call whose worker died) is the model's to work around, not the end of the cycle. An
+   * approved call (`once`) runs at most once, whatever its tool: a person approved one run, not a retry.
    */
-  async run(call: ToolCallInput): Promise<Observation> {
+  async run(call: ToolCallInput, once = false): Promise<Observation> {
     const entry = this.catalogue.get(call.name);
     try {
-      return await this.activityFor(entry)(call);
+      return await this.activityFor(entry, once)(call);
     } catch (error) {
-      if (!(error instanceof ActivityFailure) || !entry || entry.source === 'builtin') throw error;
+      if (!(error instanceof ActivityFailure)) throw error;
+      if (once) return { ok: false, error: onceFailure(call.name, error) };
+      if (!entry || entry.source === 'builtin') throw error;
       return { ok: false, error: toolFailure(entry, error) };
     }
   }
 
   /** The `runTool` activity with a tool's own policy: its timeout, and a single attempt for `retry: false`. */
-  private activityFor(entry: CatalogueEntry | undefined): Activities['runTool'] {
-    if (!entry || (entry.policy.retry && entry.policy.timeoutMs === undefined)) return this.runTool;
-    const key = `${entry.policy.retry}:${entry.policy.timeoutMs ?? ''}`;
+  private activityFor(entry: CatalogueEntry | undefined, once: boolean): Activities['runTool'] {
+    const retry = (entry?.policy.retry ?? true) && !once;
+    const timeoutMs = entry?.policy.timeoutMs;
+    if (retry && timeoutMs === undefined) return this.runTool;
+    const key = `${retry}:${timeoutMs ?? ''}`;
     let proxy = this.proxies.get(key);
     if (!proxy) {
-      proxy = proxyActivities<Activities>(toolActivityOptions(this.maxAttempts, entry.policy)).runTool;
+      proxy = proxyActivities<Activities>(toolActivityOptions(this.maxAttempts, { retry, timeoutMs })).runTool;
       this.proxies.set(key, proxy);
     }
     return proxy;

@@ -36,9 +36,11 @@ export async function runCalls(
 ): Promise<Handled[]> {
   const handled: Handled[] = [];
   for (const { action, refusal } of planCalls(calls)) {
+    const mark = run.approvals.mark();
     const outcome = await runCall(run, action, refusal, iteration, options.offered);
     if (outcome.observation && options.notes) run.state = recordToolResult(run.state, action, outcome.observation);
-    handled.push(outcome);
+    const approvals = run.approvals.since(mark);
+    handled.push(approvals.length > 0 ? { ...outcome, approvals } : outcome);
   }
   return handled;
 }

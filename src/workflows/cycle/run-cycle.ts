@@ -58,6 +58,7 @@ export async function runCycle(input: ParsedCycleInput, features: readonly Cycle
     const text = signalArgs(DirectiveTextSchema(), raw, 'directive', (reason) => run.dropDirective(reason));
     if (text !== undefined) run.receiveDirective(text);
   });
+  run.approvals.register();
 
   const listsTools = run.tools.lists();
   let outcome: CycleOutcome;
@@ -97,5 +98,6 @@ export async function runCycle(input: ParsedCycleInput, features: readonly Cycle
     archived: run.archived,
     ...run.featureResults(),
     ...(run.scratchpad !== undefined ? { scratchpad: run.scratchpad } : {}),
+    ...run.approvals.result(),
   };
 }

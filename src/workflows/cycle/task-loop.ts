@@ -1,7 +1,7 @@
 import type { CycleOutcome } from '../../core/cycle/input';
 import { dispatch } from '../../core/cycle/dispatch';
 import { parseToolCalls } from '../../core/cycle/parse';
-import { buildCyclePrompt } from '../../core/cycle/prompts';
+import { buildCyclePrompt, cyclePromptContent } from '../../core/cycle/prompts';
 import { stepLabel } from '../../core/cycle/plan-calls';
 import { traceEntries, traceEntry } from '../../core/cycle/trace';
 import type { CycleRun } from './cycle-run';
@@ -20,7 +20,7 @@ export async function runTaskLoop(run: CycleRun): Promise<CycleOutcome> {
     const tools = [...workTools, 'update_scratchpad', 'done'];
     const response = await run.callModel({
       system: input.kind === 'stage' ? 'staged' : 'cycle',
-      messages: [{ role: 'user', content: prompt }],
+      messages: [{ role: 'user', content: cyclePromptContent(run.state, prompt) }],
       tools,
       toolChoice: 'any',
       model: input.model,

@@ -15,15 +15,19 @@ const { boardWrite } = proxyActivities<Activities>({
 export const BOARD_WRITE = 'board_write';
 
 /**
- * A worker's write through the supervisor's `write` update, as the worker. The usage so far rides along: an
+ * A worker's write through the supervisor's `write` update, as the worker, presenting its capability token. The
+ * usage so far rides along: an
  * accepted write is the worker's last, so the supervisor counts it once, whatever generation of the run it is.
  */
 export function writeAsWorker(
-  research: Pick<ResearchFact, 'supervisorId' | 'workerId'>,
+  research: Pick<ResearchFact, 'supervisorId' | 'workerId' | 'token'>,
   draft: Draft,
   usageByModel?: Readonly<Record<string, Usage>>,
 ): Promise<BoardWriteOutcome> {
   const author = { role: 'worker' as const, id: research.workerId };
-  const request = { author, draft, ...(usageByModel && { usageByModel: { ...usageByModel } }) };
+  // The capability token proves the write is the worker's own; it rides the activity's input and the update's
+  // arguments, which the payload codec encrypts, and is never logged or shown.
+  const token = research.token !== undefined ? { token: research.token } : {};
+  const request = { author, draft, ...token, ...(usageByModel && { usageByModel: { ...usageByModel } }) };
   return boardWrite({ supervisorId: research.supervisorId, request });
 }

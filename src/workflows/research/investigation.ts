@@ -3,6 +3,7 @@ import type { Action } from '../../core/cycle/parse';
 import type { Handled } from '../../core/cycle/plan-calls';
 import type { Observation } from '../../core/tools/observation';
 import { draftFromBoardWrite } from '../../core/research/investigation';
+import { FetchLedger } from '../../core/research/fetch-ledger';
 import type { CycleRun } from '../cycle/cycle-run';
 import type { CycleFeature } from '../cycle/tool-handler';
 import { BOARD_WRITE, writeAsWorker } from './board-write';
@@ -13,13 +14,15 @@ import { BOARD_WRITE, writeAsWorker } from './board-write';
  */
 export function investigationFeature(input: InputOf<'investigation'>): CycleFeature {
   let entry: string | undefined;
+  const seen = new FetchLedger();
   const boardWrite = async (run: CycleRun, action: Action): Promise<Handled> => {
-    const written = await writeFact(input, action.args, run);
+    const written = await writeFact(input, action.args, run, seen);
     if (written.entry !== undefined) entry = written.entry;
     return { step: { kind: 'tool', state: run.state, action }, observation: written.observation };
   };
   return {
     handlers: { [BOARD_WRITE]: boardWrite },
+    observe: (action, observation) => seen.observe(action, observation),
     callContext: { boardId: input.research.supervisorId },
     isFinished: () => entry !== undefined,
     result: () => (entry !== undefined ? { boardEntry: entry } : {}),
@@ -44,8 +47,9 @@ async function writeFact(
   input: InputOf<'investigation'>,
   args: unknown,
   run: CycleRun,
+  seen: FetchLedger,
 ): Promise<{ observation: Observation; entry?: string }> {
-  const draft = draftFromBoardWrite(args, input.research);
+  const draft = draftFromBoardWrite(args, input.research, seen);
   if (typeof draft === 'string') return { observation: { ok: false, error: `board_write refused: ${draft}` } };
   const outcome = await writeAsWorker(input.research, draft, run.usageByModel);
   if (!outcome.ok) return { observation: { ok: false, error: `board_write refused: ${outcome.error}` } };

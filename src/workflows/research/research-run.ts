@@ -8,25 +8,27 @@ import {
   latestStrategy,
   synthesisOf,
 } from '../../core/research/board';
-import { RESEARCH_BYTES, linesWithin, listWithin } from '../../core/research/board-budget';
+import { RESEARCH_BYTES } from '../../core/research/board-budget';
+import { CapabilityTokens } from '../../core/research/capabilities';
 import { DirectiveIntake } from '../../core/research/directives';
-import { type RunNote, addNote, noteLines } from '../../core/research/notes';
+import { type RunNote, addNote } from '../../core/research/notes';
 import {
   describeMissing,
   type MirrorStatus,
-  mirrorStatus,
   type ParsedResearchInput,
   type ResearchHandover,
   type ResearchOutcome,
   type ResearchStatus,
   type ResearchUsage,
 } from '../../core/research/run';
-import { PAYLOAD_BUDGET_BYTES, payloadBytes } from '../../core/payload';
+import { payloadBytes } from '../../core/payload';
 import { totalCost } from '../../core/cycle/cost';
 import { type Usage, mergeUsageByModel, totalUsage } from '../../core/cycle/model';
 import { ResearchError } from '../../common/failure-types';
 import type { WriteRequest } from '../../common/messages/research';
 import { RefusedWrite, parseWriteRequest } from './write-request';
+import { runStatus } from './run-status';
+import { WorkerApprovals } from './approvals';
 export { RefusedWrite };
 
 /**
@@ -62,6 +64,12 @@ export class ResearchRun {
   /** Model usage by model: the supervisor's planning calls, and each worker's from the write that ended it. */
   usageByModel: Record<string, Usage>;
   private readonly usageCounted: Set<string>;
+  /** True when the run gives workers tokens, forwards directives and asks its model for queries (compat.ts). */
+  capable = false;
+  /** The workers' capability tokens: a worker's write must present its own. */
+  readonly tokens: CapabilityTokens;
+  /** The calls running workers' cycles wait on for a person (approvals.ts). */
+  readonly approvals: WorkerApprovals;
 
   constructor(
     readonly input: ParsedResearchInput,
@@ -80,6 +88,8 @@ export class ResearchRun {
     this.supervisor = { role: 'supervisor', id: workflowId };
     this.usageByModel = { ...handover?.usageByModel };
     this.usageCounted = new Set(handover?.usageCounted);
+    this.tokens = new CapabilityTokens(handover?.tokens);
+    this.approvals = new WorkerApprovals(handover?.approvals);
     this.notes = [...(handover?.notes ?? [])];
     this.intake = new DirectiveIntake({ ids: handover?.directiveIds ?? [], times: handover?.directiveTimes ?? [] });
     this.boardBytes = payloadBytes(this.entries);
@@ -91,7 +101,11 @@ export class ResearchRun {
    * nothing.
    */
   validate(request: WriteRequest): { author: Author; draft: Draft } {
-    const write = parseWriteRequest(request, (id) => this.active.has(id));
+    const write = parseWriteRequest(
+      request,
+      (id) => this.active.has(id),
+      (id) => this.tokens.of(id),
+    );
     this.check(write.author, write.draft);
     return write;
   }
@@ -206,31 +220,14 @@ export class ResearchRun {
     this.missing = describeMissing(facts(this.entries));
   }
 
-  /** The `status` answer, its lists cut to fit the payload budget on a run of thousands of facts. */
+  /** The `status` answer (run-status.ts). */
   status(): ResearchStatus {
-    const missing = this.outcome === 'running' ? describeMissing(facts(this.entries)) : this.missing;
-    const views = facts(this.entries).map((fact) => ({
-      entity: fact.entity,
-      field: fact.field,
-      state: fact.state,
-      ...(fact.latest && { entryId: fact.latest.id }),
-    }));
-    return {
-      runId: this.input.runId,
-      outcome: this.outcome,
-      facts: listWithin(views, PAYLOAD_BUDGET_BYTES / 2),
-      activeWorkers: [...this.active],
-      workersStarted: this.spawned.size,
-      entries: this.entries.length,
-      missing: linesWithin(missing, PAYLOAD_BUDGET_BYTES / 4),
-      usage: this.usage,
-      notes: noteLines(this.notes),
-      ...(this.mirror && { mirror: mirrorStatus(this.mirror, this.entries.length, this.mirrored) }),
-    };
+    return runStatus(this);
   }
 
   handover(): ResearchHandover {
     const intake = this.intake.memory();
+    const tokens = this.tokens.handover(this.active);
     return {
       entries: this.entries,
       nextWorker: this.nextWorker,
@@ -245,6 +242,8 @@ export class ResearchRun {
       notes: this.notes,
       directiveIds: intake.ids,
       directiveTimes: intake.times,
+      ...(tokens && { tokens }),
+      ...this.approvals.handover(this.active),
     };
   }
 }

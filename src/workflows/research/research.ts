@@ -1,5 +1,4 @@
 import {
-  ParentClosePolicy,
   allHandlersFinished,
   condition,
   continueAsNew,
@@ -7,12 +6,11 @@ import {
   proxyActivities,
   setCurrentDetails,
   setHandler,
-  startChild,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
-import { type Draft, type EntryOf, tombstonedUrls } from '../../core/research/board';
+import { type Draft, type EntryOf, latestStrategy } from '../../core/research/board';
 import { RESEARCH_BYTES, boardWithin, linesWithin } from '../../core/research/board-budget';
 import { noteLines } from '../../core/research/notes';
 import {
@@ -20,13 +18,11 @@ import {
   type ResearchHandover,
   type ResearchInput,
   type ResearchResult,
-  type WorkerInput,
   composeAnswer,
-  workerGoal,
 } from '../../core/research/run';
-import { type StepTarget, type WorkerStart, applyStep, evaluationSteps } from '../../core/research/scheduling';
+import { type StepTarget, applyStep, evaluationSteps } from '../../core/research/scheduling';
 import { renderBoard } from '../../core/research/render';
-import { PAYLOAD_BUDGET_BYTES, newestWithin } from '../../core/payload';
+import { PAYLOAD_BUDGET_BYTES } from '../../core/payload';
 import { researchWorkerId } from '../../common/ids';
 import {
   type WriteRequest,
@@ -36,11 +32,12 @@ import {
   synthesizeUpdate,
   writeUpdate,
 } from '../../common/messages/research';
+import { approvalWaitSignal } from '../../common/messages/cycle';
 import { cycleOutcomeKey, researchRunKey } from '../../common/search-attributes';
 import { ResearchRun } from './research-run';
-import { researchWorker } from './research-worker';
 import { writeFirstStrategy } from './strategy';
-import { handoverRefusal, parseResearchStart, receiveDirective, workerInputRefusal } from './research-input';
+import { handoverRefusal, parseResearchStart, receiveDirective } from './research-input';
+import { forwardDirectives, needsModelQuery, spawn, withModelQuery } from './workers';
 import { startMirroring } from './mirror-lane';
 
 // A store read: an attempt lost with its worker process is retried elsewhere after seconds, not a minute.
@@ -58,6 +55,8 @@ export async function research(rawInput: ResearchInput, rawHandover?: ResearchHa
   installHandlers(run);
   // workflows/compat.ts: runs from before it wake only on a board change, and hand over their board unchecked.
   const bounded = patched('research-bounded-loop');
+  // workflows/compat.ts: runs from before it give workers no tokens, forward no directives, ask no model for queries.
+  run.capable = patched('research-worker-capabilities');
   const mirroring = startMirroring(run);
   upsertSearchAttributes([
     { key: researchRunKey, value: input.runId },
@@ -134,11 +133,15 @@ function installHandlers(run: ResearchRun): void {
   setHandler(boardQuery, () => (run.boardBytes <= PAYLOAD_BUDGET_BYTES ? run.entries : boardWithin(run.entries)));
   setHandler(researchStatusQuery, () => run.status());
   setHandler(researchDirectiveSignal, (raw) => receiveDirective(run, raw));
+  // A worker relays its cycle's waits (approvals.ts): the details say at once which fact waits, with no evaluation.
+  setHandler(approvalWaitSignal, (raw) => {
+    if (run.approvals.receive(raw, run.active)) setCurrentDetails(renderBoard(run.entries, run.status()));
+  });
   setHandler(
     writeUpdate,
     async (request: WriteRequest) => {
       const { author, draft } = run.validate(request);
-      return { entry: run.appendWrite({ author, draft: await checked(author.id, draft) }, request, Date.now()) };
+      return { entry: run.appendWrite({ author, draft: await checked(run, author.id, draft) }, request, Date.now()) };
     },
     { validator: (request) => void run.validate(request) },
   );
@@ -157,11 +160,17 @@ function installHandlers(run: ResearchRun): void {
   );
 }
 
-/** VERIFIED is checked, not claimed: a claim whose evidence fails is recorded UNVERIFIED with the reason. */
-async function checked(workerId: string, draft: Draft): Promise<Draft> {
+/**
+ * VERIFIED is checked, not claimed: the cited fetch and its quote go to the evidence rule with the run's entities,
+ * fields and aliases; a claim that fails it is recorded UNVERIFIED with the reason.
+ */
+async function checked(run: ResearchRun, workerId: string, draft: Draft): Promise<Draft> {
   if (draft.type !== 'VERIFIED') return draft;
-  const { entity, field, value, sourceUrl, evidence } = draft.body;
-  const verdict = await checkEvidence({ workerId, evidence, sourceUrl, value });
+  const { entity, field, value, sourceUrl, evidence, quote } = draft.body;
+  const strategy = latestStrategy(run.entries)?.body;
+  const context = strategy && { entities: strategy.entities, fields: strategy.fields, aliases: strategy.aliases };
+  const claim = { entity, field, ...(quote !== undefined && { quote }), ...(context && { run: context }) };
+  const verdict = await checkEvidence({ workerId, evidence, sourceUrl, value, ...claim });
   if (verdict.ok) return draft;
   return { type: 'UNVERIFIED', body: { entity, field, claimedValue: value, reason: verdict.reason.slice(0, 2000) } };
 }
@@ -175,47 +184,13 @@ async function evaluate(run: ResearchRun): Promise<void> {
     takeWorkerNumbers: (next) => void (run.nextWorker = next),
     start: (worker) => spawn(run, worker),
     finish: (outcome) => run.finish(outcome),
+    ...(run.capable && { forwardDirectives: (texts: readonly string[]) => forwardDirectives(run, texts) }),
   };
-  for (const step of evaluationSteps(run, { ...run.input, workerId: workerIdOf(run.input) })) {
-    // Awaited only when a worker starts, as before: no other step yields to the workflow's other handlers.
+  for (const decided of evaluationSteps(run, { ...run.input, workerId: workerIdOf(run.input) })) {
+    // Awaited only when the model writes a query: any other step runs on as it did before queries existed.
+    const step = needsModelQuery(run, decided) ? await withModelQuery(run, decided) : decided;
+    // Awaited only when a worker starts or directives go out: no other step yields to the workflow's other handlers.
     const started = applyStep(step, target);
     if (started) await started;
   }
-}
-
-async function spawn(run: ResearchRun, worker: WorkerStart): Promise<void> {
-  const { entity, field, workerId, delegated, attempt, searchHint } = worker;
-  const input = run.input;
-  const args: WorkerInput = {
-    supervisorId: run.workflowId,
-    workerId,
-    entity,
-    field,
-    goal: workerGoal(run.entries, input.question),
-    delegated,
-    // The newest within its share: the worker's web_fetch asks the board for every tombstone anyway.
-    tombstoned: newestWithin(tombstonedUrls(run.entries), RESEARCH_BYTES.workerTombstones),
-    maxTurns: input.maxWorkerTurns,
-    attempt,
-    ...(searchHint && { searchHint }),
-    ...(input.workerModel && { model: input.workerModel }),
-  };
-  run.spawned.add(workerId);
-  const refusal = workerInputRefusal(args);
-  if (refusal) {
-    // Never expected: a worker not started leaves its fact missing at the end, with the reason here.
-    run.note('worker:input', `worker ${workerId} was not started: ${refusal}`);
-    return;
-  }
-  run.active.add(workerId);
-  const handle = await startChild(researchWorker, {
-    workflowId: workerId,
-    // Workers outlive a continue-as-new of the supervisor; they report through `write`, not their result.
-    parentClosePolicy: ParentClosePolicy.ABANDON,
-    args: [args],
-  });
-  handle.result().then(
-    () => run.workerFinished(workerId),
-    () => run.workerFinished(workerId),
-  );
 }

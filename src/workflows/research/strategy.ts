@@ -2,6 +2,7 @@ import { proxyActivities, setCurrentDetails } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import type { Message, ModelResponse } from '../../core/cycle/model';
 import {
+  aliasesOf,
   type GivenLists,
   type PlanVerdict,
   planCorrection,
@@ -41,7 +42,10 @@ async function planStrategy(run: ResearchRun, workerId: (n: number) => string): 
   setCurrentDetails(`**research ${run.input.runId}**: the supervisor is planning STRATEGY from the question`);
   const verdict = await askForPlan(run.input, (response) => run.countUsage(response.model, response.usage));
   if (verdict.ok) {
-    run.appendAsSupervisor({ type: 'STRATEGY', body: strategyOf(verdict.plan, workerId) }, Date.now());
+    // Aliases the user gave win over the model's for the same field.
+    const given = aliasesOf(run.input.aliases, verdict.plan.fields);
+    const plan = given ? { ...verdict.plan, aliases: { ...verdict.plan.aliases, ...given } } : verdict.plan;
+    run.appendAsSupervisor({ type: 'STRATEGY', body: strategyOf(plan, workerId) }, Date.now());
     return;
   }
   run.finish('incomplete');

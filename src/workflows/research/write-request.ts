@@ -10,11 +10,13 @@ export class RefusedWrite extends Error {
 /**
  * A `write` request read as the board's author and draft, or a refusal naming why. The supervisor's own entries
  * never come through here, so a request claiming its role is forged; a worker must be one of the run's running
- * workers, and usage rides only a worker's write, bounded (core/research/usage.ts).
+ * workers and present the capability token the supervisor gave it (`tokenOf`; workers started before tokens have
+ * none), and usage rides only a worker's write, bounded (core/research/usage.ts).
  */
 export function parseWriteRequest(
   request: WriteRequest,
   isRunningWorker: (id: string) => boolean,
+  tokenOf: (id: string) => string | undefined = () => undefined,
 ): { author: Author; draft: Draft } {
   const author = AuthorSchema().safeParse(request?.author);
   if (!author.success) throw new RefusedWrite(`invalid author: ${author.error.issues[0]?.message ?? 'malformed'}`);
@@ -27,6 +29,12 @@ export function parseWriteRequest(
   }
   if (role === 'worker' && !isRunningWorker(id)) {
     throw new RefusedWrite(`worker ${id} may not write ${type}: [origin] not a running worker of this run`);
+  }
+  const expected = role === 'worker' ? tokenOf(id) : undefined;
+  if (expected !== undefined && request.token !== expected) {
+    // The refusal never says more than whether a token came: nothing in it helps guess one.
+    const presented = typeof request.token === 'string' ? 'a token that is not its own' : 'no capability token';
+    throw new RefusedWrite(`worker ${id} may not write ${type}: [token] the write presented ${presented}`);
   }
   const draft = DraftSchema().safeParse(request.draft);
   if (!draft.success) {

@@ -5,7 +5,14 @@ import { type Usage, ZERO_USAGE, addUsage } from '../../core/cycle/model';
 import { SCRATCHPAD_READ } from '../../core/tools/observation';
 import { parseAction } from '../../core/cycle/parse';
 import { defaultScratchpad, enqueueTasks } from '../../core/scratchpad/scratchpad';
-import { NO_OP_CORRECTION, buildPlanPrompt, buildStageContext, parsePlan } from '../../core/staged/rules';
+import {
+  NO_OP_CORRECTION,
+  NO_PLAN_NOTICE,
+  buildPlanPrompt,
+  buildStageContext,
+  parsePlan,
+  stageChange,
+} from '../../core/staged/rules';
 import { scratchpadFromArgs, withPriorScratchpad } from '../../core/cycle/run-notes';
 import {
   MAX_STAGE_FILES,
@@ -52,6 +59,8 @@ export class StagedRun {
   usage: Usage = ZERO_USAGE;
   /** Set when a stage's cycle failed: the run cannot go on. */
   failure?: string;
+  /** What happened that the stages alone do not say (no plan, nothing changed): in the result and the progress. */
+  readonly notices: string[] = [];
   private readonly activities: Pick<Activities, 'callModel' | 'runVerification'>;
 
   constructor(
@@ -68,7 +77,8 @@ export class StagedRun {
   }
 
   get progress(): StagedProgress {
-    return { phase: this.phase, plan: this.plan, stages: this.stages, verifications: this.verifications };
+    const notices = this.notices.length > 0 ? { notices: [...this.notices] } : {};
+    return { phase: this.phase, plan: this.plan, stages: this.stages, verifications: this.verifications, ...notices };
   }
 
   /** The plan-only turn: one model call offered no tool that writes. An unusable plan is the task as one stage. */
@@ -86,7 +96,10 @@ export class StagedRun {
     const parsed = parseAction(response);
     const args = parsed.ok && parsed.action.tool === 'plan' ? parsed.action.args : {};
     this.notes = scratchpadFromArgs(args) ?? this.notes;
-    this.plan = parsePlan(args) ?? [this.input.task];
+    const plan = parsePlan(args);
+    // A model that ignores the plan tool must not pass unnoticed: the run says it went on as one stage.
+    if (!plan) this.notices.push(NO_PLAN_NOTICE);
+    this.plan = plan ?? [this.input.task];
   }
 
   /** Runs one stage, sending it back with the correction while it claims completion having changed nothing. */
@@ -97,7 +110,10 @@ export class StagedRun {
       const kind = attempt === 0 ? spec.kind : 'correction';
       const record = await this.runCycle(spec, label, kind, correction, attempt === 0 && spec.storedOutput);
       const noOp = record.outcome === 'completed' && record.touchedPaths.length === 0;
-      if (!noOp || attempt >= this.input.maxCorrections || this.failure) return record;
+      if (!noOp || attempt >= this.input.maxCorrections || this.failure) {
+        if (attempt > 0) record.corrections = attempt;
+        return record;
+      }
       correction = NO_OP_CORRECTION;
     }
   }
@@ -147,6 +163,7 @@ export class StagedRun {
       outcome: result.outcome,
       touchedPaths: result.touchedPaths ?? [],
       refusedPaths: result.refusedPaths ?? [],
+      change: stageChange(result.touchedPaths ?? []),
     };
     this.stages.push(record);
     return record;

@@ -1,5 +1,5 @@
 import { isCancellation, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import { shouldStage, stagedOutcome, repairStage, type StagedOutcome } from '../../core/staged/rules';
+import { NO_CHANGE_NOTICE, shouldStage, stagedOutcome, repairStage, type StagedOutcome } from '../../core/staged/rules';
 import { type StagedInput, StagedInputSchema, type StagedResult } from '../../core/staged/input';
 import { stagedProgressQuery } from '../../common/messages/staged';
 import { cycleOutcomeKey } from '../../common/search-attributes';
@@ -7,6 +7,7 @@ import { failureMessage } from '../../common/failure';
 import { StagedError } from '../../common/failure-types';
 import { parseWorkflowInput } from '../../common/workflow-input';
 import { StagedRun } from './staged-run';
+import { childApprovals } from '../cycle/approval-notices';
 
 /**
  * A staged run (design.md, Staged runs): an optional plan-only turn, then each stage as a child cycle with fresh
@@ -21,13 +22,27 @@ export async function stagedTask(rawInput: StagedInput): Promise<StagedResult> {
   let outcome: StagedOutcome = 'failed';
   let reason: string;
   let error: string | undefined;
-  setHandler(stagedProgressQuery, () => ({ ...run.progress, ...(run.phase === 'done' ? { outcome } : {}) }));
+  // A stage's cycle tells this run when one of its calls waits for a person: the progress says which stage waits.
+  const approvals = childApprovals();
+  setHandler(stagedProgressQuery, () => {
+    const waiting = approvals();
+    return {
+      ...run.progress,
+      ...(waiting.length > 0 ? { approvals: waiting } : {}),
+      ...(run.phase === 'done' ? { outcome } : {}),
+    };
+  });
   try {
     ({ outcome, reason } = await drive(run, staged));
   } catch (err) {
     if (isCancellation(err)) throw err;
     error = failureMessage(err);
     reason = `the run failed: ${error}`;
+  }
+  // A run whose stages changed nothing says so in its outcome line, whatever verification made of it.
+  if (run.stages.length > 0 && run.stages.every((stage) => stage.touchedPaths.length === 0)) {
+    run.notices.push(NO_CHANGE_NOTICE);
+    reason = `${reason}; ${NO_CHANGE_NOTICE}`;
   }
   run.phase = 'done';
   upsertSearchAttributes([{ key: cycleOutcomeKey, value: outcome }]);
@@ -45,6 +60,7 @@ export async function stagedTask(rawInput: StagedInput): Promise<StagedResult> {
     ...(run.notes !== undefined ? { scratchpad: run.notes } : {}),
     usage: run.usage,
     ...(error ? { error } : {}),
+    ...(run.notices.length > 0 ? { notices: [...run.notices] } : {}),
   };
 }
 

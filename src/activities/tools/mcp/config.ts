@@ -9,7 +9,7 @@ export const MAX_SERVER_NAME_CHARS = 40;
 
 const SERVER_NAME_PATTERN = new RegExp(`^[A-Za-z0-9_-]{1,${MAX_SERVER_NAME_CHARS}}$`);
 
-/** How the cycle treats a server's tools: per-call timeout, retries, and (for a later feature) approval. */
+/** How the cycle treats a server's tools: per-call timeout, retries, and which calls wait for a person's approval. */
 export interface McpServerPolicy {
   timeoutMs?: number;
   retry?: boolean;

@@ -1,6 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { headCodePoints } from '../../../core/text';
+import { mcpApproval } from '../../../core/tools/approval-policy';
 import type { McpServerConfig } from './config';
 import { toolNamesOf } from './names';
 import type { McpTool } from './servers';
@@ -44,7 +45,7 @@ export function catalogueOf(config: McpServerConfig, listed: Tool[], log: (messa
     config.name,
     callable.map((tool) => tool.name),
   );
-  const { timeoutMs, retry } = config.policy;
+  const { timeoutMs, retry, approve } = config.policy;
   const policy = { ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(retry !== undefined ? { retry } : {}) };
   const seen = new Set<string>();
   const tools: McpTool[] = [];
@@ -60,7 +61,8 @@ export function catalogueOf(config: McpServerConfig, listed: Tool[], log: (messa
         MAX_DESCRIPTION_CHARS,
       ),
       inputSchema: safeSchema(tool.inputSchema),
-      policy,
+      // `"approve"` names the server's own tool names, as its config's author sees them.
+      policy: { ...policy, approval: mcpApproval(tool.name, approve) },
     });
   }
   return { tools, byName: new Map(tools.map((tool) => [tool.name, tool])) };

@@ -15,7 +15,7 @@ export interface McpTool {
   tool: string;
   description: string;
   inputSchema: Record<string, unknown>;
-  policy: { timeoutMs?: number; retry?: boolean };
+  policy: { timeoutMs?: number; retry?: boolean; approval?: 'ask' | 'auto' };
 }
 
 /** How `McpServers` runs its servers; every field has a default. */

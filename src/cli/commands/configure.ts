@@ -1,0 +1,85 @@
+import type { AgentSettings } from '../../core/agent/agent';
+import { MAX_TOOL_PATTERNS } from '../../core/tools/pattern';
+import { CliError, EXIT } from '../errors';
+import { withAgent } from './agent';
+
+/** The options of `scratchpad configure`, as commander parses them. */
+export interface ConfigureOptions {
+  cycleModel?: string;
+  reflectModel?: string;
+  singlePhase?: boolean;
+  twoPhase?: boolean;
+  budget?: number;
+  maxIterations?: number;
+  continueAsNewEvery?: number;
+  tools?: string[];
+  allTools?: boolean;
+  approve?: string[];
+  noApprove?: string[];
+  approvalTimeout?: number;
+}
+
+/**
+ * The agent's `approve` patterns with `add` added and `remove` taken out, in order, without repeats. Patterns in
+ * `remove` that the agent does not have are returned apart: they come from elsewhere (the worker's defaults, a
+ * tool's own policy), which an agent's settings cannot waive.
+ */
+export function editApprovePatterns(
+  current: readonly string[] | null | undefined,
+  add: readonly string[] = [],
+  remove: readonly string[] = [],
+): { approve: string[]; notRemoved: string[] } {
+  const both = add.filter((pattern) => remove.includes(pattern));
+  if (both.length > 0) throw new CliError(`both --approve and --no-approve name ${both.join(', ')}`, EXIT.usage);
+  const kept = [...new Set([...(current ?? []), ...add])];
+  const approve = kept.filter((pattern) => !remove.includes(pattern));
+  if (approve.length > MAX_TOOL_PATTERNS) {
+    throw new CliError(`an agent's approve setting holds at most ${MAX_TOOL_PATTERNS} patterns`, EXIT.usage);
+  }
+  return { approve, notRemoved: remove.filter((pattern) => !kept.includes(pattern)) };
+}
+
+/** `scratchpad configure AGENT ...`: change how the agent runs its cycles. */
+export async function configureCommand(agentId: string, options: ConfigureOptions) {
+  if (options.singlePhase && options.twoPhase) {
+    throw new CliError('choose --single-phase or --two-phase, not both', EXIT.usage);
+  }
+  const requested: Partial<AgentSettings> = {
+    model: options.cycleModel,
+    reflectModel: options.reflectModel,
+    twoPhase: options.singlePhase ? false : options.twoPhase ? true : undefined,
+    budgetChars: options.budget,
+    maxIterations: options.maxIterations,
+    continueAsNewEvery: options.continueAsNewEvery,
+    tools: options.allTools ? null : options.tools,
+    approvalTimeoutMs: options.approvalTimeout,
+  };
+  if (options.allTools && options.tools) throw new CliError('choose --tools or --all-tools, not both', EXIT.usage);
+  const editsApprove = options.approve !== undefined || options.noApprove !== undefined;
+  if (editsApprove) editApprovePatterns([], options.approve, options.noApprove);
+  const changes = Object.fromEntries(Object.entries(requested).filter(([, value]) => value !== undefined));
+  if (Object.keys(changes).length === 0 && !editsApprove)
+    throw new CliError('nothing to configure: give at least one option', EXIT.usage);
+  let notRemoved: string[] = [];
+  // The cycle model is also the model of an in-process worker, should this command need one.
+  const settings = await withAgent(agentId, options.cycleModel, async (agents, target) => {
+    if (editsApprove) {
+      // The update replaces the list: start from the agent's own (none yet for an agent this call starts).
+      const running = (await agents.describe(agentId))?.status.name === 'RUNNING';
+      const current = running ? (await agents.status(agentId)).settings.approve : [];
+      const edited = editApprovePatterns(current, options.approve, options.noApprove);
+      notRemoved = edited.notRemoved;
+      changes.approve = edited.approve;
+    }
+    return agents.configure(target, changes);
+  });
+  process.stdout.write(`${JSON.stringify(settings, null, 2)}\n`);
+  if (notRemoved.length > 0) {
+    process.stderr.write(
+      `Warning: ${notRemoved.join(', ')} not in the agent's approve setting: the worker's and the tools' own ` +
+        'approval policies cannot be waived per agent.\n',
+    );
+  }
+  if (options.tools) await (await import('./tools')).reportUnmatchedTools(options.tools);
+  return EXIT.ok;
+}

@@ -1,0 +1,58 @@
+import { ApplicationFailure, proxyLocalActivities } from '@temporalio/workflow';
+import type { Activities } from '../../activities';
+import {
+  APPROVAL_REFUSED,
+  type DecisionArgs,
+  DecisionArgsSchema,
+  type PendingApproval,
+} from '../../core/tools/approval';
+import type { ApprovalBook } from '../../core/tools/approval-book';
+import { failureMessage } from '../../common/failure';
+import { describeIssues } from '../../common/workflow-input';
+
+// Edited arguments are checked against the tool's schema, which only the worker holds.
+const { checkToolArgs } = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '1m',
+  retry: { initialInterval: '1s', maximumAttempts: 3 },
+});
+
+/** A refusal of `decide` after its validator passed: the caller sees it as the update's failure. */
+export function refused(message: string): ApplicationFailure {
+  return ApplicationFailure.nonRetryable(message, APPROVAL_REFUSED);
+}
+
+/** A decision taken up by {@link openDecision}: its call, now marked as being decided, and what was decided. */
+export interface OpenDecision {
+  pending: PendingApproval;
+  decision: 'approve' | 'deny';
+  by: string;
+  args?: Record<string, unknown>;
+  reason?: string;
+}
+
+/**
+ * Takes up a `decide` on the agent or on the cycle alike: parses it, finds its call, marks the call as being decided
+ * before anything is awaited (so of two concurrent decisions the second is refused), then checks edited arguments.
+ * A refusal throws and leaves the book as it was.
+ */
+export async function openDecision(book: ApprovalBook, raw: DecisionArgs): Promise<OpenDecision> {
+  const parsed = DecisionArgsSchema().safeParse(raw);
+  if (!parsed.success) throw refused(describeIssues(parsed.error));
+  const target = book.target(parsed.data);
+  if (!target.ok) throw refused(target.refusal);
+  const { pending } = target.entry;
+  const { decision, args, reason } = parsed.data;
+  const by = parsed.data.by ?? 'unknown';
+  book.begin(pending.callId, by);
+  if (args) {
+    const checked = await checkToolArgs({ name: pending.tool, args }).catch((error: unknown) => ({
+      ok: false as const,
+      error: `the arguments could not be checked: ${failureMessage(error)}`,
+    }));
+    if (!checked.ok) {
+      book.abandon(pending.callId);
+      throw refused(`not applied: ${checked.error}`);
+    }
+  }
+  return { pending, decision, by, ...(args ? { args } : {}), ...(reason ? { reason } : {}) };
+}
