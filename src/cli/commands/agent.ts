@@ -68,14 +68,26 @@ export async function sendCommand(agentId: string, message: string, options: { j
         process.stderr.write(`cycle ${answer.cycleId}: ${answer.outcome}${answer.error ? `: ${answer.error}` : ''}\n`);
       }
     }
-    // The reply comes before reflect (design.md, The reply first): an in-process worker stopped now would cut it short.
+    // The reply comes before reflect (design.md, The reply first): an in-process worker stopped now would cut it short,
+    // and the next command would find the cycle still running until the agent has adopted its result.
     await agents.client.workflow
       .getHandle(answer.cycleId)
       .result()
       .catch(() => undefined);
+    await adopted(agents, agentId, answer.cycleId);
     return answer;
   });
   return outcomeExitCode(result);
+}
+
+/** Waits, briefly, until the agent no longer reports `cycleId` as running. */
+async function adopted(agents: Agents, agentId: string, cycleId: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const status = await agents.status(agentId).catch(() => undefined);
+    if (status && status.running?.cycleId !== cycleId) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 /** `scratchpad directive AGENT TEXT`: a signal; reaches the running cycle's next iteration or waits for the next cycle. */
