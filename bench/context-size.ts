@@ -1,4 +1,4 @@
-import { DefaultLogger, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
+import { Worker, bundleWorkflowCode } from '@temporalio/worker';
 import { createActivities } from '../src/activities';
 import { createModelResolver } from '../src/activities/model/registry';
 import { ScriptedProvider } from '../src/activities/model/scripted';
@@ -22,6 +22,7 @@ import {
   connectTarget,
   openTemporalTarget,
   quietBundlerLogger,
+  runBenchmark,
 } from './temporal-target';
 import { agentWorkflowId } from '../src/common/ids';
 
@@ -108,20 +109,4 @@ async function run(options: ContextOptions, cleanups: Cleanup[]): Promise<boolea
   return !conversation.error;
 }
 
-async function main(): Promise<void> {
-  const options = parseContextOptions(process.argv.slice(2));
-  // The worker's state changes at INFO would interleave with the report; keep warnings and errors.
-  Runtime.install({ logger: new DefaultLogger('WARN') });
-  const cleanups: Cleanup[] = [];
-  try {
-    if (!(await run(options, cleanups))) process.exitCode = 1;
-  } finally {
-    progress('tearing down');
-    for (const cleanup of cleanups.reverse()) await cleanup();
-  }
-}
-
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
-  process.exitCode = 1;
-});
+runBenchmark((cleanups) => run(parseContextOptions(process.argv.slice(2)), cleanups));

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { DefaultLogger, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
+import { Worker, bundleWorkflowCode } from '@temporalio/worker';
 import { createActivities } from '../src/activities';
 import { createModelResolver } from '../src/activities/model/registry';
 import { WORKFLOWS_PATH, workerSinks, workflowBundleOptions } from '../src/workers/create-worker';
@@ -20,7 +20,7 @@ import { costChart } from './cost-chart';
 import { armCurve, buildCostReport, formatCostReport } from './cost-report';
 import { MessagesStandIn } from './cost-stand-in';
 import { progress } from './measure';
-import { type Cleanup, connectTarget, openTemporalTarget, quietBundlerLogger } from './temporal-target';
+import { type Cleanup, connectTarget, openTemporalTarget, quietBundlerLogger, runBenchmark } from './temporal-target';
 
 /** What one run of the cost benchmark does and where. */
 export interface CostOptions {
@@ -134,21 +134,4 @@ async function run(options: CostOptions, cleanups: Cleanup[]): Promise<boolean> 
   return report.pass;
 }
 
-async function main(): Promise<void> {
-  const options = parseCostOptions(process.argv.slice(2));
-  Runtime.install({ logger: new DefaultLogger('WARN') });
-  const cleanups: Cleanup[] = [];
-  try {
-    if (!(await run(options, cleanups))) process.exitCode = 1;
-  } finally {
-    progress('tearing down');
-    for (const cleanup of cleanups.reverse()) await cleanup();
-  }
-}
-
-if (require.main === module) {
-  main().catch((error: unknown) => {
-    console.error(error instanceof Error ? (error.stack ?? error.message) : error);
-    process.exitCode = 1;
-  });
-}
+if (require.main === module) runBenchmark((cleanups) => run(parseCostOptions(process.argv.slice(2)), cleanups));

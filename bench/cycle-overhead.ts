@@ -1,4 +1,4 @@
-import { DefaultLogger, Runtime, bundleWorkflowCode } from '@temporalio/worker';
+import { bundleWorkflowCode } from '@temporalio/worker';
 import { workflowBundleOptions } from '../src/workers/create-worker';
 import { type BenchOptions, parseBenchOptions } from './bench-options';
 import { benchToolSetup } from './cycle-script';
@@ -6,7 +6,7 @@ import { timeInProcessCycle } from './in-process-cycle';
 import { measureRuns, progress } from './measure';
 import { buildReport, formatReport, summarize } from './report';
 import { measureTemporalModes } from './temporal-runs';
-import { type Cleanup, connectTarget, openTemporalTarget, quietBundlerLogger } from './temporal-target';
+import { type Cleanup, connectTarget, openTemporalTarget, quietBundlerLogger, runBenchmark } from './temporal-target';
 
 const FLOOR = require.resolve('./floor-workflow');
 
@@ -47,20 +47,4 @@ async function run(options: BenchOptions, cleanups: Cleanup[]): Promise<void> {
   console.log(JSON.stringify({ benchmark: 'cycle-overhead', ...report }));
 }
 
-async function main(): Promise<void> {
-  const options = parseBenchOptions(process.argv.slice(2));
-  // The worker's state changes at INFO would interleave with the report; keep warnings and errors.
-  Runtime.install({ logger: new DefaultLogger('WARN') });
-  const cleanups: Cleanup[] = [];
-  try {
-    await run(options, cleanups);
-  } finally {
-    progress('tearing down');
-    for (const cleanup of cleanups.reverse()) await cleanup();
-  }
-}
-
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
-  process.exitCode = 1;
-});
+runBenchmark((cleanups) => run(parseBenchOptions(process.argv.slice(2)), cleanups));

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DefaultLogger, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
+import { Worker, bundleWorkflowCode } from '@temporalio/worker';
 import { createActivities } from '../src/activities';
 import type { ModelProvider, ProviderRequest } from '../src/activities/model/provider';
 import { createModelResolver } from '../src/activities/model/registry';
@@ -11,7 +11,7 @@ import { workerSinks, workflowBundleOptions } from '../src/workers/create-worker
 import { benchToolSetup } from './cycle-script';
 import { formatMs, median, progress, table, timed } from './measure';
 import { REPLY_PATH_LABELS, type ReplyPath, replyPath } from './reply-path';
-import { type Cleanup, connectTarget, openTemporalTarget, quietBundlerLogger } from './temporal-target';
+import { type Cleanup, connectTarget, openTemporalTarget, quietBundlerLogger, runBenchmark } from './temporal-target';
 
 /*
  * Time to reply (issue 22): a chat turn against a model that answers after a fixed delay, from `send` to the reply,
@@ -175,20 +175,4 @@ async function run(options: Options, cleanups: Cleanup[]): Promise<void> {
   console.log(JSON.stringify({ benchmark: 'reply-time', runs: options.runs, results: report }));
 }
 
-async function main(): Promise<void> {
-  const options = parseOptions(process.argv.slice(2));
-  // The worker's state changes at INFO would interleave with the report; keep warnings and errors.
-  Runtime.install({ logger: new DefaultLogger('WARN') });
-  const cleanups: Cleanup[] = [];
-  try {
-    await run(options, cleanups);
-  } finally {
-    progress('tearing down');
-    for (const cleanup of cleanups.reverse()) await cleanup();
-  }
-}
-
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
-  process.exitCode = 1;
-});
+runBenchmark((cleanups) => run(parseOptions(process.argv.slice(2)), cleanups));

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { registerSearchAttributes } from '../src/clients/register-search-attributes';
 import { startDevServer } from '../src/dev-server/dev-server';
 import { ensureTemporalCli } from '../src/dev-server/provision';
@@ -74,4 +74,32 @@ export async function connectTarget(target: TemporalTarget, cleanups: Cleanup[])
   // A dev server we started registers them at start; an existing one may not have them yet.
   if (!target.started) await registerSearchAttributes(clientConnection, namespace);
   return { client: new Client({ connection: clientConnection, namespace }), connection, namespace };
+}
+
+/**
+ * A benchmark's entry: runs `run` with the worker's INFO chatter off (it would interleave with the report), closes
+ * what it opened in reverse order whatever happens, and makes a failure or a `false` verdict the exit status.
+ */
+export function runBenchmark(
+  run: (cleanups: Cleanup[]) => Promise<boolean | void>,
+  quiet: () => () => void = () => {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+    return () => undefined;
+  },
+): void {
+  const main = async () => {
+    const afterCleanup = quiet();
+    const cleanups: Cleanup[] = [];
+    try {
+      if ((await run(cleanups)) === false) process.exitCode = 1;
+    } finally {
+      progress('tearing down');
+      for (const cleanup of cleanups.reverse()) await cleanup();
+      afterCleanup();
+    }
+  };
+  main().catch((error: unknown) => {
+    console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+    process.exitCode = 1;
+  });
 }

@@ -11,7 +11,7 @@ import { createModelResolver } from '../src/activities/model/registry';
 import { workflowBundleOptions } from '../src/workers/create-worker';
 import { benchToolSetup } from './cycle-script';
 import { measureInterleaved, median, progress } from './measure';
-import { type Cleanup, openTemporalTarget, quietBundlerLogger } from './temporal-target';
+import { type Cleanup, openTemporalTarget, quietBundlerLogger, runBenchmark } from './temporal-target';
 import { type ActivityTarget, activityModes, timeFirstCall } from './tools-activity';
 import { measureCycles, openCycleWorker } from './tools-cycles';
 import { type ToolsBenchOptions, parseToolsOptions } from './tools-options';
@@ -131,20 +131,4 @@ function installQuietRuntime(): () => void {
   };
 }
 
-async function main(): Promise<void> {
-  const options = parseToolsOptions(process.argv.slice(2));
-  const reportRepeats = installQuietRuntime();
-  const cleanups: Cleanup[] = [];
-  try {
-    await run(options, cleanups);
-  } finally {
-    progress('tearing down');
-    for (const cleanup of cleanups.reverse()) await cleanup();
-    reportRepeats();
-  }
-}
-
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
-  process.exitCode = 1;
-});
+runBenchmark((cleanups) => run(parseToolsOptions(process.argv.slice(2)), cleanups), installQuietRuntime);
