@@ -8,23 +8,14 @@ import {
   uuid4,
 } from '@temporalio/workflow';
 import type { AgentStatus } from '../../core/agent/agent';
-import { payloadBytes } from '../../core/payload';
-import {
-  ApprovalWaitSchema,
-  type Decision,
-  type DecisionArgs,
-  DecisionArgsSchema,
-  MAX_EDITED_ARGS_BYTES,
-  type PendingApproval,
-} from '../../core/tools/approval';
+import { ApprovalWaitSchema, type Decision, type DecisionArgs, type PendingApproval } from '../../core/tools/approval';
 import { ApprovalBook, describeDecision } from '../../core/tools/approval-book';
 import { approvalsQuery, decideUpdate, statusQuery } from '../../common/messages/agent';
 import { approvalWaitSignal, cycleDecisionSignal } from '../../common/messages/cycle';
 import { failureMessage } from '../../common/failure';
 import { awaitingApprovalKey } from '../../common/search-attributes';
 import { signalArgs } from '../../common/signal-args';
-import { describeIssues } from '../../common/workflow-input';
-import { openDecision, refused } from '../cycle/open-decision';
+import { openDecision, refused, validateDecision } from '../cycle/open-decision';
 
 /** How long `decide` waits for the cycle to say the decision applied; it answers within a workflow task or two. */
 const CONFIRMATION_TIMEOUT = '5 minutes';
@@ -77,15 +68,9 @@ export class AgentApprovals {
     return this.book.pending();
   }
 
-  /** `decide`'s validator: a well-formed decision on a call that waits and that no one is deciding. */
+  /** `decide`'s validator: see {@link validateDecision}. */
   validate(raw: unknown): void {
-    const parsed = DecisionArgsSchema().safeParse(raw);
-    if (!parsed.success) throw new Error(describeIssues(parsed.error));
-    const target = this.book.target(parsed.data);
-    if (!target.ok) throw new Error(target.refusal);
-    if (parsed.data.args && payloadBytes(parsed.data.args) > MAX_EDITED_ARGS_BYTES) {
-      throw new Error(`edited arguments are at most ${MAX_EDITED_ARGS_BYTES} bytes of JSON`);
-    }
+    validateDecision(this.book, raw);
   }
 
   /** `decide`: checks edited arguments, forwards the decision to the waiting cycle, and returns what applied. */

@@ -1,15 +1,13 @@
 import { condition, log, setHandler } from '@temporalio/workflow';
 import type { ParsedCycleInput } from '../../core/cycle/input';
 import type { Action } from '../../core/cycle/parse';
-import { newestWithin, payloadBytes } from '../../core/payload';
+import { newestWithin } from '../../core/payload';
 import {
   ApprovalWaitSchema,
   DEFAULT_APPROVAL_TIMEOUT_MS,
   type Decision,
   type DecisionArgs,
-  DecisionArgsSchema,
   ForwardedDecisionSchema,
-  MAX_EDITED_ARGS_BYTES,
   type PendingApproval,
 } from '../../core/tools/approval';
 import { ApprovalBook, describeDecision } from '../../core/tools/approval-book';
@@ -23,7 +21,7 @@ import {
 import type { ApprovalPolicy } from '../../core/tools/descriptor';
 import type { Observation } from '../../core/tools/observation';
 import { contextOf, showWaits, tellParent, waitingDetails } from './approval-notices';
-import { openDecision, refused } from './open-decision';
+import { openDecision, refused, validateDecision } from './open-decision';
 import {
   approvalWaitSignal,
   cycleApprovalsQuery,
@@ -31,7 +29,6 @@ import {
   cycleDecisionSignal,
 } from '../../common/messages/cycle';
 import { signalArgs } from '../../common/signal-args';
-import { describeIssues } from '../../common/workflow-input';
 
 /** Decisions a cycle's result keeps, newest last; the trace and the history hold every one. */
 const KEPT_DECISIONS = 50;
@@ -143,15 +140,9 @@ export class CycleApprovals {
     return approvalCallId(this.host.cycleId, iteration, ++this.counted.count);
   }
 
-  /** `decide`'s validator: refuses a malformed decision, and unknown, decided or contested calls, changing nothing. */
+  /** `decide`'s validator: see {@link validateDecision}. */
   private validate(raw: unknown): void {
-    const parsed = DecisionArgsSchema().safeParse(raw);
-    if (!parsed.success) throw new Error(describeIssues(parsed.error));
-    const target = this.book.target(parsed.data);
-    if (!target.ok) throw new Error(target.refusal);
-    if (parsed.data.args && payloadBytes(parsed.data.args) > MAX_EDITED_ARGS_BYTES) {
-      throw new Error(`edited arguments are at most ${MAX_EDITED_ARGS_BYTES} bytes of JSON`);
-    }
+    validateDecision(this.book, raw);
   }
 
   /** `decide`: checks edited arguments against the tool's schema on the worker, then lets the waiting call go on. */

@@ -4,8 +4,10 @@ import {
   APPROVAL_REFUSED,
   type DecisionArgs,
   DecisionArgsSchema,
+  MAX_EDITED_ARGS_BYTES,
   type PendingApproval,
 } from '../../core/tools/approval';
+import { payloadBytes } from '../../core/payload';
 import type { ApprovalBook } from '../../core/tools/approval-book';
 import { failureMessage } from '../../common/failure';
 import { describeIssues } from '../../common/workflow-input';
@@ -19,6 +21,20 @@ const { checkToolArgs } = proxyLocalActivities<Activities>({
 /** A refusal of `decide` after its validator passed: the caller sees it as the update's failure. */
 export function refused(message: string): ApplicationFailure {
   return ApplicationFailure.nonRetryable(message, APPROVAL_REFUSED);
+}
+
+/**
+ * `decide`'s validator, on the agent and on the cycle alike: refuses a malformed decision, edited arguments past
+ * their cap, and unknown, decided or contested calls, changing nothing.
+ */
+export function validateDecision(book: ApprovalBook, raw: unknown): void {
+  const parsed = DecisionArgsSchema().safeParse(raw);
+  if (!parsed.success) throw new Error(describeIssues(parsed.error));
+  const target = book.target(parsed.data);
+  if (!target.ok) throw new Error(target.refusal);
+  if (parsed.data.args && payloadBytes(parsed.data.args) > MAX_EDITED_ARGS_BYTES) {
+    throw new Error(`edited arguments are at most ${MAX_EDITED_ARGS_BYTES} bytes of JSON`);
+  }
 }
 
 /** A decision taken up by {@link openDecision}: its call, now marked as being decided, and what was decided. */
