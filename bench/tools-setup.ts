@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import * as net from 'node:net';
+import { freePort } from '../src/dev-server/free-port';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { type CodeTool, defineTool } from '../src/activities/tools/define-tool';
@@ -41,17 +41,6 @@ export function benchEchoTool(): CodeTool {
     description: 'Returns the message, prefixed: the benchmark counterpart of the built-in echo.',
     input: z.object({ message: z.string().describe('Message to echo') }),
     run: ({ message }) => `ECHO: ${message}`,
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
   });
 }
 

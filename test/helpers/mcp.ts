@@ -1,5 +1,4 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import * as net from 'node:net';
 import * as path from 'node:path';
 
 /** The reference MCP servers from the npm registry, run with this Node. */
@@ -12,16 +11,7 @@ export const MEMORY = path.join(
   'dist/index.js',
 );
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '../../src/dev-server/free-port';
 
 /** server-everything in Streamable HTTP mode on `port` (it reads PORT), in its own process group. */
 export async function startHttpServer(port: number): Promise<ChildProcess> {
