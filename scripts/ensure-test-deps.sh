@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The tests use a real redis-server, headless Chromium and bubblewrap (the shell sandbox). Installs them with apt when missing (Debian/Ubuntu,
+# The tests use a real redis-server, headless Chromium, bubblewrap (the shell sandbox) and tmux (a terminal for chat). Installs them with apt when missing (Debian/Ubuntu,
 # as root or with sudo); elsewhere says what to install. The Temporal CLI is provisioned by the tests themselves.
 set -euo pipefail
 
@@ -7,6 +7,7 @@ missing=()
 command -v redis-server >/dev/null || missing+=(redis-server)
 [ -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ] || missing+=(chromium)
 command -v bwrap >/dev/null || missing+=(bubblewrap)
+command -v tmux >/dev/null || missing+=(tmux)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 echo "[test deps] missing: ${missing[*]}" >&2
@@ -21,7 +22,7 @@ fi
 echo "[test deps] installing ${missing[*]} with apt-get" >&2
 $sudo apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >&2
-command -v redis-server >/dev/null && command -v bwrap >/dev/null && [ -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ] || {
-  echo "[test deps] still missing after apt-get: redis-server, bwrap or ${CHROMIUM_PATH:-/usr/bin/chromium}" >&2
+command -v redis-server >/dev/null && command -v bwrap >/dev/null && command -v tmux >/dev/null && [ -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ] || {
+  echo "[test deps] still missing after apt-get: redis-server, bwrap, tmux or ${CHROMIUM_PATH:-/usr/bin/chromium}" >&2
   exit 1
 }

@@ -13,6 +13,11 @@ const CONNECTION_HELP = `  TEMPORAL_API_KEY, TEMPORAL_TLS, TEMPORAL_TLS_SERVER_C
       as for the Temporal CLI (temporal.toml profiles; variables override the profile)
 `;
 
+// Why the variable exists, which its one-line description cannot say.
+const WORKER_HELP = `  A command that needs a worker uses one polling its task queue (\`scratchpad up\` starts one in the background);
+  SCRATCHPAD_IN_PROCESS_WORKER=true lets it run its own instead: for scripts and tests on a task queue of their own
+`;
+
 /** The `Environment:` section of `scratchpad --help`, one line per variable of the config schema. */
 export function environmentHelp(): string {
   const entries = Object.entries(EnvSchema.shape);
@@ -22,5 +27,5 @@ export function environmentHelp(): string {
     const description = `${schema.description ?? ''}${fallback === undefined ? '' : ` (default ${fallback})`}`;
     return `  ${name.padEnd(width)}${description}`;
   });
-  return `\nEnvironment:\n${lines.join('\n')}\n${CONNECTION_HELP}`;
+  return `\nEnvironment:\n${lines.join('\n')}\n${CONNECTION_HELP}${WORKER_HELP}`;
 }

@@ -7,7 +7,21 @@ export const EXIT = {
   maxIterations: 4,
   /** A staged run whose stages finished but whose work no verification checked. */
   unverified: 5,
+  /** A research run that ended incomplete: no answer over unverified facts. */
+  incomplete: 6,
 } as const;
+
+let verbose = false;
+
+/** Set by the global `--verbose`: errors print their details (stack traces) besides the one-line message. */
+export function setVerbose(on: boolean): void {
+  verbose = on;
+}
+
+/** True when the command runs with `--verbose`. */
+export function isVerbose(): boolean {
+  return verbose;
+}
 
 /** An error the CLI reports in one message, without a stack trace. */
 export class CliError extends Error {
@@ -20,9 +34,9 @@ export class CliError extends Error {
   }
 }
 
-/** The documented exit code of a cycle outcome. */
-export function outcomeExitCode(result: { outcome: 'completed' | 'max_iterations' | 'failed' }): number {
-  if (result.outcome === 'failed') return EXIT.cycleFailed;
+/** The documented exit code of a cycle outcome; a cancelled cycle did not finish its work either. */
+export function outcomeExitCode(result: { outcome: 'completed' | 'max_iterations' | 'failed' | 'cancelled' }): number {
+  if (result.outcome === 'failed' || result.outcome === 'cancelled') return EXIT.cycleFailed;
   if (result.outcome === 'max_iterations') return EXIT.maxIterations;
   return EXIT.ok;
 }

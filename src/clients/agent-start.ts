@@ -58,7 +58,25 @@ async function startOptions(client: Client, target: AgentTarget) {
     args: [input] as [AgentInput],
     typedSearchAttributes: new TypedSearchAttributes([{ key: agentIdKey, value: target.agentId }]),
     staticSummary: `agent ${target.agentId}`,
+    staticDetails: agentDetails(target),
   };
+}
+
+/**
+ * The agent's static details in the Web UI, readable with no worker running: what it was started with, and where
+ * the rest is (its memo holds its scratchpad and status; each cycle is a child workflow with its own outcome).
+ */
+function agentDetails(target: AgentTarget): string {
+  const settings = Object.entries(target.settings ?? {})
+    .filter(([, value]) => value !== undefined)
+    .map(([key, value]) => `- ${key}: ${JSON.stringify(value).slice(0, 300)}`);
+  return [
+    `**agent** \`${target.agentId}\` on task queue \`${target.taskQueue}\``,
+    ...(target.purpose ? [`### Purpose\n${target.purpose.slice(0, 2000)}`] : []),
+    ...(settings.length > 0 ? [`### Settings at start\n${settings.slice(0, 40).join('\n')}`] : []),
+    '### Where to look\n- Memo: `scratchpad` and `status`, as of its latest cycle\n' +
+      `- Cycles: its children \`agent/${target.agentId}/cycle/N\`, each with its outcome (\`CycleOutcome\`)`,
+  ].join('\n\n');
 }
 
 /** Starts the agent workflow, or finds it running (its settings and purpose then stay as they are). */

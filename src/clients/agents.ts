@@ -24,6 +24,7 @@ import { describeIssues } from '../common/workflow-input';
 import type { Scratchpad } from '../core/scratchpad/scratchpad';
 import { agentWorkflowId, parseCycleWorkflowId } from '../common/ids';
 import {
+  cancelCycleUpdate,
   configureUpdate,
   cyclesQuery,
   directiveSignal,
@@ -41,7 +42,7 @@ import {
 import { currentQuery } from '../common/messages/cycle';
 import type { AgentCycleWorkflow, AgentWorkflow } from '../common/workflow-types';
 import { type AgentTarget, describeAgent, signalAgent, startAgent, updateAgent } from './agent-start';
-import { type CycleStates, type History, cycleStatesFromHistory, fetchHistory } from './histories';
+import { type CycleStates, type History, decodedCycleStatesFromHistory, fetchHistory } from './histories';
 import { visibilityString } from './visibility';
 
 export { type AgentTarget, describeAgent, signalAgent, updateAgent } from './agent-start';
@@ -87,9 +88,21 @@ export class Agents {
     return signalAgent(this.client, target, signal, args);
   }
 
-  /** One chat turn: resolves to the reply as soon as respond ends; reflect runs after, before the agent's next turn. */
+  /**
+   * One chat turn: resolves to the reply as soon as respond ends; reflect runs after, before the agent's next turn.
+   * `args.model` runs this turn on that model instead of the agent's (the worker refuses one it does not allow).
+   */
   send(target: AgentTarget, args: SendArgs): Promise<SendResult> {
     return this.update(target, sendUpdate, [args]);
+  }
+
+  /**
+   * Cancels the agent's running cycle `cycleId` (a chat turn's Ctrl-C): the cycle ends cancelled and the agent's memory
+   * stays as it was. Resolves once the agent has recorded it; refused (a `WorkflowUpdateFailedError` with the reason)
+   * when that cycle is not the one running. Never starts the agent.
+   */
+  cancelCycle(target: Pick<AgentTarget, 'agentId'>, cycleId: string): Promise<CycleRecord> {
+    return this.handle(target.agentId).executeUpdate(cancelCycleUpdate, { args: [{ cycleId }] });
   }
 
   /** One task cycle, with the given tasks enqueued first; resolves when the cycle has finished. */
@@ -212,7 +225,7 @@ export class Agents {
 
   /** A cycle's before-state and, once it has completed, its result, read from its history (no worker needed). */
   async cycleStates(cycleId: string, runId?: string): Promise<CycleStates> {
-    return cycleStatesFromHistory(await this.cycleHistory(cycleId, runId));
+    return decodedCycleStatesFromHistory(this.client, await this.cycleHistory(cycleId, runId));
   }
 
   /** The live scratchpad of a running cycle, as of its last iteration (a query). */

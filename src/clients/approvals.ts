@@ -11,7 +11,7 @@ import { approvalsQuery, decideUpdate } from '../common/messages/agent';
 import { cycleApprovalsQuery, cycleDecideUpdate } from '../common/messages/cycle';
 import { z } from 'zod';
 import { type Decision, type DecisionArgs, type PendingApproval, PendingApprovalSchema } from '../core/tools/approval';
-import { visibilityString } from './visibility';
+import { listExecutions, visibilityString } from './visibility';
 
 /** A tool call waiting for a decision, with where to send it. */
 export interface PendingCall extends PendingApproval {
@@ -57,8 +57,7 @@ export class Approvals {
   async list(agentId?: string): Promise<PendingCall[]> {
     const filter = agentId === undefined ? '' : ` AND AgentId = ${visibilityString(agentId)}`;
     const query = `AwaitingApproval = true AND ExecutionStatus = 'Running'${filter}`;
-    const executions: WorkflowExecutionInfo[] = [];
-    for await (const execution of this.client.workflow.list({ query })) executions.push(execution);
+    const executions: WorkflowExecutionInfo[] = await listExecutions(this.client, query);
     const calls: PendingCall[] = [];
     const seen = new Set<string>();
     const add = (found: PendingCall[]) => {

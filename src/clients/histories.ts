@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
+import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import type { temporal } from '@temporalio/proto';
 import { type AgentInput, type AgentSettings, AgentSettingsSchema } from '../core/agent/agent';
 import type { CycleResult, ParsedCycleInput } from '../core/cycle/input';
@@ -32,6 +33,27 @@ export function cycleStatesFromHistory(history: History): CycleStates {
   return {
     input,
     result: completed ? defaultPayloadConverter.fromPayload<CycleResult>(completed) : undefined,
+    startTime: seconds !== undefined && seconds !== null ? new Date(Number(seconds) * 1000) : undefined,
+  };
+}
+
+/**
+ * {@link cycleStatesFromHistory} for a history as the server returns it: payloads decoded with the client's data
+ * converter first, so a setup with an encryption codec reads its cycles too.
+ */
+export async function decodedCycleStatesFromHistory(client: Client, history: History): Promise<CycleStates> {
+  const converter = client.options.loadedDataConverter;
+  const decode = async (payloads: temporal.api.common.v1.IPayloads | null | undefined) =>
+    payloads?.payloads?.length ? [await decodeFromPayloadsAtIndex<unknown>(converter, 0, payloads.payloads)] : [];
+  const events = history.events ?? [];
+  const input = await decode(events[0]?.workflowExecutionStartedEventAttributes?.input);
+  if (input.length === 0) throw new Error('history has no WorkflowExecutionStarted input');
+  const completedEvent = events.find((event) => event.workflowExecutionCompletedEventAttributes);
+  const result = await decode(completedEvent?.workflowExecutionCompletedEventAttributes?.result);
+  const seconds = events[0]?.eventTime?.seconds;
+  return {
+    input: input[0] as ParsedCycleInput,
+    result: result[0] as CycleResult | undefined,
     startTime: seconds !== undefined && seconds !== null ? new Date(Number(seconds) * 1000) : undefined,
   };
 }

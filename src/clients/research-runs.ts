@@ -1,4 +1,9 @@
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import {
+  type Client,
+  type WorkflowExecutionInfo,
+  type WorkflowHandle,
+  WorkflowNotFoundError,
+} from '@temporalio/client';
 import type { BoardEntry } from '../core/research/board';
 import type { ResearchInput, ResearchResult, ResearchStatus } from '../core/research/run';
 import { parseResearchWorkflowId, researchWorkflowId } from '../common/ids';
@@ -23,6 +28,26 @@ export interface ResearchRunSummary {
   startTime: Date;
 }
 
+/** A run id as a person may give it, `demo-1` or `research/demo-1`, as the run id `demo-1`. */
+export function researchRunId(id: string): string {
+  return parseResearchWorkflowId(id) ?? id;
+}
+
+/** The static details of a run: its question and what it looks for, as markdown. */
+function researchAskedDetails(input: ResearchInput): string {
+  const list = (items: readonly string[] | undefined) =>
+    items?.length ? items.join(', ') : 'planned by the supervisor';
+  return [
+    `**research ${input.runId}**`,
+    '',
+    `Question: ${input.question.slice(0, 2000)}`,
+    `Entities: ${list(input.entities).slice(0, 2000)}`,
+    `Fields: ${list(input.fields).slice(0, 2000)}`,
+    '',
+    'How it ended: the Memo tab (`outcome`, `details`); the board: `scratchpad research board ' + input.runId + '`.',
+  ].join('\n');
+}
+
 /** How often {@link ResearchRuns.follow} reads the board. */
 const FOLLOW_POLL_MS = 300;
 
@@ -33,12 +58,20 @@ const FOLLOW_POLL_MS = 300;
 export class ResearchRuns {
   constructor(readonly client: Client) {}
 
+  /** A run id as a person may give it, `demo-1` or `research/demo-1`, as the run id `demo-1`. */
+  static runIdOf(id: string): string {
+    return researchRunId(id);
+  }
+
   /** Starts a run; `input.runId` names it. */
   start(input: ResearchInput, options: { taskQueue: string }): Promise<WorkflowHandle<ResearchWorkflow>> {
     return this.client.workflow.start<ResearchWorkflow>('research', {
       taskQueue: options.taskQueue,
       workflowId: researchWorkflowId(input.runId),
       args: [input],
+      // What it was asked, in the Web UI with no worker running; the run's memo says what became of it.
+      staticSummary: `research: ${input.question.replace(/\s+/g, ' ').trim().slice(0, 110)}`,
+      staticDetails: researchAskedDetails(input),
     });
   }
 
@@ -97,20 +130,37 @@ export class ResearchRuns {
     return this.handle(runId).result();
   }
 
-  /** Every research run visibility knows of. */
-  async *list(): AsyncGenerator<ResearchRunSummary> {
-    for await (const execution of this.client.workflow.list({ query: `WorkflowType = 'research'` })) {
-      yield {
-        workflowId: execution.workflowId,
-        runId: parseResearchWorkflowId(execution.workflowId) ?? execution.workflowId,
-        status: execution.status.name,
-        outcome: execution.typedSearchAttributes.get(cycleOutcomeKey) ?? '',
-        startTime: execution.startTime,
-      };
+  /** The research runs visibility knows of, newest first: those of `taskQueue` when given, else every one. */
+  async *list(options: { taskQueue?: string } = {}): AsyncGenerator<ResearchRunSummary> {
+    const onQueue = options.taskQueue === undefined ? '' : ` AND TaskQueue = ${JSON.stringify(options.taskQueue)}`;
+    for await (const execution of this.client.workflow.list({ query: `WorkflowType = 'research'${onQueue}` })) {
+      yield summaryOf(execution);
+    }
+  }
+
+  /** The run as visibility describes it (status and outcome), or undefined when there is no such run. */
+  async describe(runId: string): Promise<ResearchRunSummary | undefined> {
+    try {
+      return summaryOf(await this.handle(runId).describe());
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) return undefined;
+      throw error;
     }
   }
 
   private handle(runId: string): WorkflowHandle<ResearchWorkflow> {
-    return this.client.workflow.getHandle<ResearchWorkflow>(researchWorkflowId(runId));
+    return this.client.workflow.getHandle<ResearchWorkflow>(researchWorkflowId(researchRunId(runId)));
   }
+}
+
+function summaryOf(
+  execution: Pick<WorkflowExecutionInfo, 'workflowId' | 'status' | 'typedSearchAttributes' | 'startTime'>,
+): ResearchRunSummary {
+  return {
+    workflowId: execution.workflowId,
+    runId: researchRunId(execution.workflowId),
+    status: execution.status.name,
+    outcome: execution.typedSearchAttributes.get(cycleOutcomeKey) ?? '',
+    startTime: execution.startTime,
+  };
 }

@@ -21,34 +21,42 @@ export function snapshotPrefix(n: number, start: Date): string {
   return `${String(n).padStart(4, '0')}_${stamp}`;
 }
 
+/** One snapshot file's name and the state it holds. */
+export interface Snapshot {
+  name: string;
+  state: Scratchpad;
+}
+
 /**
- * Writes `<cycle>_before.yaml` and `<cycle>_after.yaml` for every finished cycle of an agent and
- * `active.yaml` for the latest, all from histories: no worker needs to run.
+ * `<cycle>_before.yaml` and `<cycle>_after.yaml` for every finished cycle of an agent and `active.yaml` for the
+ * latest, in that order, all from histories: no worker needs to run.
  */
-export async function writeSnapshots(client: Client, agentId: string, outDir: string): Promise<string[]> {
-  await fs.mkdir(outDir, { recursive: true });
-  const written: string[] = [];
+export async function agentSnapshots(client: Client, agentId: string): Promise<Snapshot[]> {
+  const snapshots: Snapshot[] = [];
   let active: Scratchpad | undefined;
   const agents = new Agents(client);
   for (const cycle of await agents.listCycles(agentId)) {
     const states = await agents.cycleStates(cycle.workflowId, cycle.runId);
     const prefix = snapshotPrefix(cycle.n, cycle.startTime);
-    const write = async (name: string, state: Scratchpad) => {
-      const file = path.join(outDir, name);
-      await fs.writeFile(file, snapshotYaml(state));
-      written.push(file);
-    };
-    await write(`${prefix}_before.yaml`, states.input.before);
+    snapshots.push({ name: `${prefix}_before.yaml`, state: states.input.before });
     if (states.result) {
-      await write(`${prefix}_after.yaml`, states.result.after);
+      snapshots.push({ name: `${prefix}_after.yaml`, state: states.result.after });
       active = { ...states.result.after, last_updated: (cycle.closeTime ?? new Date()).toISOString() };
     }
   }
   // The running agent's memo is authoritative: it includes changes made between cycles (enqueue, inject).
   active = (await agents.memo(agentId))?.scratchpad ?? active;
-  if (active) {
-    const file = path.join(outDir, 'active.yaml');
-    await fs.writeFile(file, snapshotYaml(active));
+  if (active) snapshots.push({ name: 'active.yaml', state: active });
+  return snapshots;
+}
+
+/** Writes {@link agentSnapshots} as files in `outDir`; returns their paths. */
+export async function writeSnapshots(client: Client, agentId: string, outDir: string): Promise<string[]> {
+  await fs.mkdir(outDir, { recursive: true });
+  const written: string[] = [];
+  for (const { name, state } of await agentSnapshots(client, agentId)) {
+    const file = path.join(outDir, name);
+    await fs.writeFile(file, snapshotYaml(state));
     written.push(file);
   }
   return written;

@@ -6,6 +6,7 @@ import { parseStagedWorkflowId, stagedWorkflowId } from '../common/ids';
 import { type StagedProgress, stagedProgressQuery } from '../common/messages/staged';
 import type { StagedTaskWorkflow } from '../common/workflow-types';
 import { visibilityString } from './visibility';
+import { headCodePoints } from '../core/text';
 
 /** The highest n of the agent's `staged/<agentId>/<n>` runs that visibility knows of; 0 when none. */
 export async function lastStagedNumber(client: Client, agentId: string): Promise<number> {
@@ -19,7 +20,7 @@ export async function lastStagedNumber(client: Client, agentId: string): Promise
 
 /**
  * Starts the agent's staged run `staged/<agentId>/<n>`: the given n, or the next one, stepping past ids visibility
- * had not yet shown.
+ * had not yet shown. Its summary and static details say what it was asked.
  */
 export async function startStaged(
   client: Client,
@@ -30,17 +31,51 @@ export async function startStaged(
   let n = given ?? (await lastStagedNumber(client, input.agentId)) + 1;
   for (let tries = 0; ; tries++) {
     try {
+      const workflowId = stagedWorkflowId(input.agentId, n);
       return await client.workflow.start<StagedTaskWorkflow>('stagedTask', {
         taskQueue,
-        workflowId: stagedWorkflowId(input.agentId, n),
+        workflowId,
         args: [input],
         typedSearchAttributes: new TypedSearchAttributes([{ key: agentIdKey, value: input.agentId }]),
+        // What it was asked, in the Web UI with no worker running; the run's memo says what became of it.
+        staticSummary: stagedSummary(input),
+        staticDetails: stagedAskedDetails(input, workflowId),
       });
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError) || given !== undefined || tries >= 20) throw error;
       n++;
     }
   }
+}
+
+/** One line: whitespace folded, capped. */
+function oneLine(text: string, points: number): string {
+  return headCodePoints(text.replace(/\s+/g, ' ').trim(), points);
+}
+
+/** The one-line summary of a staged run in the Web UI's list and page. */
+export function stagedSummary(input: Pick<StagedInput, 'task'>): string {
+  return headCodePoints(`staged: ${oneLine(input.task, 200)}`, 120);
+}
+
+/**
+ * What a staged run was asked, as markdown: its static details, so the Web UI shows them with no worker running,
+ * whatever becomes of the run (its memo says that at the end). The task is cut at 4,000 code points.
+ */
+export function stagedAskedDetails(input: StagedInput, workflowId: string): string {
+  const limits = [
+    `at most ${input.maxPaths ?? 'the default number of'} paths per stage`,
+    `${input.maxRepairs ?? 2} repair stage(s)`,
+    `${input.maxIterations ?? 10} iterations per stage`,
+    ...(input.model ? [`model \`${oneLine(input.model, 200)}\``] : []),
+  ];
+  const plan = input.staged === false ? 'one stage, no plan' : input.staged ? 'planned in stages' : 'staged if long';
+  const verify = input.verify ? `\`${oneLine(input.verify, 1000)}\`` : 'none: the run can end `unverified` at best';
+  return [
+    `**staged run** \`${workflowId}\` of agent \`${input.agentId}\`: ${plan}; ${limits.join(', ')}`,
+    `### Task\n${headCodePoints(input.task, 4000)}`,
+    `### Verification\n${verify}`,
+  ].join('\n\n');
 }
 
 /** Where `--prior-scratchpad last` found its notes: the run, what kind it is, when it finished, and the notes. */

@@ -1,4 +1,32 @@
+import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
+import { executionInfoFromRaw } from '@temporalio/client/lib/helpers';
 /** A value quoted for a visibility query; agent ids need no escaping, but quote defensively. */
 export function visibilityString(value: string): string {
   return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
+/**
+ * Every execution a visibility query lists, as `client.workflow.list` gives them, except that a memo this client cannot
+ * decode (another encryption key, another converter) is left empty instead of ending the whole listing: one
+ * unreadable workflow must not hide the rest of the namespace.
+ */
+export async function listExecutions(client: Client, query: string): Promise<WorkflowExecutionInfo[]> {
+  const converter = client.options.loadedDataConverter;
+  const found: WorkflowExecutionInfo[] = [];
+  let nextPageToken: Uint8Array | undefined;
+  do {
+    const response = await client.workflowService.listWorkflowExecutions({
+      namespace: client.options.namespace,
+      query,
+      nextPageToken,
+    });
+    for (const raw of response.executions ?? []) {
+      const info = await executionInfoFromRaw(raw, converter, raw, client.options.namespace).catch(() =>
+        executionInfoFromRaw({ ...raw, memo: null }, converter, raw, client.options.namespace),
+      );
+      found.push(info as WorkflowExecutionInfo);
+    }
+    nextPageToken = response.nextPageToken?.length ? response.nextPageToken : undefined;
+  } while (nextPageToken);
+  return found;
 }

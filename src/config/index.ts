@@ -140,6 +140,7 @@ export const EnvSchema = z.object({
     .string()
     .optional()
     .describe('the token `codec-server` requires of every request (16+ of A-Za-z0-9._~-; else one is made at start)'),
+  SCRATCHPAD_IN_PROCESS_WORKER: z.stringbool().default(false).describe('true: a command finding no worker runs one'),
   SCRATCHPAD_TOOLS: z
     .string()
     .min(1)
@@ -201,7 +202,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   );
   const parsed = EnvSchema.safeParse(relevant);
   if (!parsed.success) {
-    throw new ConfigError(`invalid configuration:\n${z.prettifyError(parsed.error)}`);
+    const issues = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`invalid configuration: ${issues.join('; ')}`);
   }
   let temporal;
   try {

@@ -1,16 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Config, dataHome } from '../config';
 import { freePort } from './free-port';
-import { isTemporalProcess, stopProcess } from './process-control';
+import { stopProcess } from './process-control';
 import { ensureTemporalCli, logToStderr } from './provision';
 import { SEARCH_ATTRIBUTES } from '../common/search-attributes';
 import { isNamespaceReady, isServerAnswering } from './server-probe';
 import { errorMessage } from '../common/error-message';
 
 export { isServerAnswering };
+// Kept here too: callers import the dev server's whole life from one module.
+export { devServerFiles, ensureDevServer, type EnsuredServer, stopDevServer } from './local-server';
 
 /** Options of {@link startDevServer}; ports default to free ones, `dbFile` to in-memory state. */
 export interface DevServerOptions {
@@ -149,92 +149,4 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   }
   log(`the Temporal dev server answers at ${address} (started in ${Date.now() - started} ms)`);
   return { address, uiUrl, pid, stop };
-}
-
-/** Where {@link ensureDevServer} keeps the dev server's state, pid and output under the data directory. */
-export function devServerFiles(home: string = dataHome()) {
-  return {
-    dbFile: path.join(home, 'temporal.db'),
-    pidFile: path.join(home, 'temporal.pid'),
-    logFile: path.join(home, 'temporal.log'),
-  };
-}
-
-function readPid(pidFile: string): number | undefined {
-  const pid = Number.parseInt(fs.existsSync(pidFile) ? fs.readFileSync(pidFile, 'utf8') : '', 10);
-  return Number.isNaN(pid) || !isTemporalProcess(pid) ? undefined : pid;
-}
-
-/** The server `npm start` talks to, and whether this call started it. */
-export interface EnsuredServer {
-  address: string;
-  uiUrl: string | undefined;
-  started: boolean;
-}
-
-/**
- * Uses the server answering at `TEMPORAL_ADDRESS`; when none does and the address is local, starts a detached dev
- * server there (state in `<data dir>/temporal.db`, Web UI on port + 1000) that outlives this process.
- */
-export async function ensureDevServer(
-  config: Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE' | 'home'>,
-  options: { log?: (line: string) => void; startTimeoutMs?: number } = {},
-): Promise<EnsuredServer> {
-  const log = options.log ?? logToStderr;
-  const address = config.TEMPORAL_ADDRESS;
-  const [ip = '', portText = ''] = address.split(/:(?=\d+$)/);
-  const port = Number(portText);
-  const files = devServerFiles(config.home);
-  const running = readPid(files.pidFile);
-  const uiUrl = `http://${ip}:${port + 1000}`;
-  if (await isServerAnswering(address)) {
-    log(`using the Temporal server at ${address}${running ? ` (Web UI ${uiUrl})` : ''}`);
-    return { address, uiUrl: running ? uiUrl : undefined, started: false };
-  }
-  if (!['localhost', '127.0.0.1'].includes(ip)) {
-    throw new Error(
-      `no Temporal server answers at ${address}; start it, or unset TEMPORAL_ADDRESS to use a local dev server`,
-    );
-  }
-  if (running !== undefined) {
-    log(`waiting for the dev server this project started (pid ${running}) to answer`);
-    const timeoutMs = options.startTimeoutMs ?? 60_000;
-    if (await waitFor(() => isNamespaceReady(address, config.TEMPORAL_NAMESPACE), timeoutMs)) {
-      return { address, uiUrl, started: false };
-    }
-    log(`pid ${running} did not answer; stopping it and starting a new dev server`);
-    await stopProcess(running);
-  }
-  fs.mkdirSync(config.home, { recursive: true });
-  const server = await startDevServer({
-    ...files,
-    ip,
-    port,
-    uiPort: port + 1000,
-    namespace: config.TEMPORAL_NAMESPACE,
-    detached: true,
-    log,
-    startTimeoutMs: options.startTimeoutMs,
-  });
-  log(`the dev server keeps running in the background (pid ${server.pid}, output in ${files.logFile})`);
-  return { address, uiUrl: server.uiUrl, started: true };
-}
-
-async function waitFor(condition: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await condition()) return true;
-    await sleep(200);
-  }
-  return false;
-}
-
-/** Stops the detached dev server recorded in the data directory's pid file; false when none was running. */
-export async function stopDevServer(home: string = dataHome()): Promise<boolean> {
-  const { pidFile } = devServerFiles(home);
-  const pid = readPid(pidFile);
-  fs.rmSync(pidFile, { force: true });
-  if (pid === undefined) return false;
-  await stopProcess(pid);
-  return true;
 }

@@ -38,7 +38,8 @@ async function withConnection(address: string, timeoutMs: number, use: (connecti
 
 /** Whether a Temporal frontend answers gRPC at `address` (host:port) within `timeoutMs`. */
 export function isServerAnswering(address: string, timeoutMs = 1000): Promise<boolean> {
-  return withConnection(address, timeoutMs, async () => undefined);
+  // A call the server must answer: connecting alone succeeds against any HTTP/2 endpoint (a proxy, another service).
+  return withConnection(address, timeoutMs, (connection) => connection.workflowService.getClusterInfo({}));
 }
 
 /** Whether the server at `address` answers and knows `namespace`. */

@@ -46,8 +46,8 @@ export function toolOptions(config: Config): ToolOptions {
 
 export interface WorkerSetup {
   config: Config;
-  /** The default model spec (already validated by `resolveModelSpec`). */
-  modelSpec: string;
+  /** The default model spec (already validated by `resolveModelSpec`); without one, workflows name theirs. */
+  modelSpec?: string;
   connection?: NativeConnection;
   /** Providers registered under a spec instead of being built from it (tests, the demo). */
   providers?: Record<string, ModelProvider>;

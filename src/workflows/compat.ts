@@ -76,4 +76,12 @@ export const PATCHES: readonly CompatPatch[] = [
       'status and Web UI say which fact waits for a decision',
     since: '0.4.0',
   },
+  {
+    id: 'ui-outcome-memo',
+    why:
+      'a cycle, staged run or research run records its outcome line and details in its memo at its end (the Web UI ' +
+      "shows a closed workflow's memo with no worker running); a cancelled cycle or staged run, and a research run " +
+      'that fails or is cancelled, also set `CycleOutcome` before they end',
+    since: '0.5.0',
+  },
 ];

@@ -54,7 +54,16 @@ async function script(name: string, lines: object[]): Promise<string> {
 async function agentWith(lines: object[], approve = 'shell'): Promise<string> {
   const agent = `approver-${process.pid}-${counter++}`;
   const model = await script(agent, lines);
-  const configured = await scratchpad(['configure', agent, '--cycle-model', model, '--approve', approve]);
+  const configured = await scratchpad([
+    'configure',
+    agent,
+    '--create',
+    '--json',
+    '--cycle-model',
+    model,
+    '--approve',
+    approve,
+  ]);
   expect(configured.stderr).toBe('');
   expect(configured.code).toBe(0);
   expect(JSON.parse(configured.stdout)).toMatchObject({ model, approve: approve.split(',') });
@@ -317,6 +326,7 @@ describe('approval settings', () => {
     const removed = await scratchpad([
       'configure',
       agent,
+      '--json',
       '--no-approve',
       'fs_*,web_fetch',
       '--approval-timeout',
@@ -328,7 +338,7 @@ describe('approval settings', () => {
       "Warning: web_fetch not in the agent's approve setting: the worker's and the tools' own approval policies " +
         'cannot be waived per agent.\n',
     );
-    const added = await scratchpad(['configure', agent, '--approve', 'echo']);
+    const added = await scratchpad(['configure', agent, '--json', '--approve', 'echo']);
     expect(JSON.parse(added.stdout)).toMatchObject({ approve: ['shell', 'echo'], approvalTimeoutMs: 7_200_000 });
 
     const tools = await scratchpad(['tools']);

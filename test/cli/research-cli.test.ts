@@ -4,9 +4,14 @@ import * as path from 'node:path';
 import { type CliRun, runCli } from '../helpers/cli';
 
 let home: string;
+const incompleteRun = `cli-incomplete-${process.pid}`;
 
 function scratchpad(args: string[]): Promise<CliRun> {
-  return runCli(args, { home, taskQueue: `cli-research-${process.pid}` });
+  return runCli(args, {
+    home,
+    taskQueue: `cli-research-${process.pid}`,
+    env: { SCRATCHPAD_IN_PROCESS_WORKER: 'true' },
+  });
 }
 
 jest.setTimeout(120_000);
@@ -61,7 +66,7 @@ describe('scratchpad research', () => {
     expect(board.code).toBe(0);
     const entries = JSON.parse(board.stdout) as { type: string }[];
     expect(entries.filter((entry) => entry.type === 'SYNTHESIS')).toHaveLength(1);
-    const list = await scratchpad(['research', 'list']);
+    const list = await scratchpad(['research', 'list', '--all']);
     expect(list.stdout).toMatch(new RegExp(`research/${runId}\\tCOMPLETED\\tcomplete`));
   });
 
@@ -77,12 +82,17 @@ describe('scratchpad research', () => {
       'research',
       'start',
       'How many people work at Acme?',
+      // The workflow id as `research list` prints it: the prefix is not doubled.
+      '--run-id',
+      `research/${incompleteRun}`,
       '--model',
       `scripted:${supervisor}`,
       '--worker-model',
       `scripted:${workers}`,
     ]);
-    expect(run.code).toBe(1);
+    // Incomplete is an outcome, not an error: exit code 6.
+    expect(run.code).toBe(6);
+    expect(run.stdout).toContain(`research ${incompleteRun} started (research/${incompleteRun})`);
     const lines = run.stdout.split('\n');
     expect(lines[1]).toBe("planning: the supervisor's model turns the question into STRATEGY");
     expect(lines[2]).toMatch(/^e1 STRATEGY \[supervisor:\S+\] goal: Acme headcount$/);
@@ -96,11 +106,51 @@ describe('scratchpad research', () => {
     const hostile = { tool: 'plan_research', args: { entities: 'everything', fields: [] } };
     await fs.writeFile(supervisor, `${JSON.stringify(hostile)}\n`.repeat(2));
     const run = await scratchpad(['research', 'start', 'Everything?', '--model', `scripted:${supervisor}`]);
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(6);
     expect(run.stdout).toContain(
       "- STRATEGY: not written: the supervisor's plan was refused 2 times; last: entities must be a list of names, got a string",
     );
     expect(run.stdout).not.toMatch(/ STRATEGY \[/);
+  });
+
+  it('takes run ids with or without research/; a finished run refuses directives, saying it has finished', async () => {
+    for (const id of [incompleteRun, `research/${incompleteRun}`]) {
+      const board = await scratchpad(['research', 'board', id, '--json']);
+      expect(board.stderr).toBe('');
+      expect(board.code).toBe(0);
+      expect((JSON.parse(board.stdout) as { type: string }[]).map((entry) => entry.type)).toContain('STRATEGY');
+    }
+    const directive = await scratchpad(['research', 'directive', `research/${incompleteRun}`, 'look harder']);
+    expect(directive.code).toBe(1);
+    expect(directive.stderr).toBe(
+      `scratchpad: research run ${incompleteRun} has finished (COMPLETED, outcome incomplete): directives reach ` +
+        'running runs only; start a new run with `scratchpad research start`\n',
+    );
+    const missing = await scratchpad(['research', 'board', 'research/no-such-run']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toBe(
+      'scratchpad: no such research run: no-such-run (`scratchpad research list --all` lists every run)\n',
+    );
+  });
+
+  it('list: a header, the runs of this task queue by default, every run with --all', async () => {
+    const list = await scratchpad(['research', 'list']);
+    expect(list.code).toBe(0);
+    const lines = list.stdout.trimEnd().split('\n');
+    expect(lines[0]).toBe('WORKFLOW ID\tSTATUS\tOUTCOME\tSTARTED');
+    expect(lines).toContainEqual(
+      expect.stringMatching(new RegExp(`^research/${incompleteRun}\tCOMPLETED\tincomplete\t`)),
+    );
+    const elsewhere = { home, taskQueue: `cli-research-other-${process.pid}` };
+    const other = await runCli(['research', 'list'], elsewhere);
+    expect(other.code).toBe(0);
+    expect(other.stdout).toBe('');
+    expect(other.stderr).toBe(
+      `no research runs on task queue "cli-research-other-${process.pid}" (--all lists every run)\n`,
+    );
+    const all = await runCli(['research', 'list', '--all'], elsewhere);
+    expect(all.stdout.split('\n')[0]).toBe('WORKFLOW ID\tSTATUS\tOUTCOME\tSTARTED');
+    expect(all.stdout).toContain(`research/${incompleteRun}\tCOMPLETED\tincomplete\t`);
   });
 
   it('refuses a bad --max-workers and an empty directive with usage errors', async () => {

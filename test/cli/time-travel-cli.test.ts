@@ -125,11 +125,11 @@ describe('scratchpad diff, fork and rewind (the real binary)', () => {
     const nobody = `travel-nobody-${process.pid}-${Date.now()}`;
     expect(await scratchpad(['diff', nobody, '1'])).toMatchObject({
       code: 1,
-      stderr: `scratchpad: unknown agent "${nobody}"\n`,
+      stderr: `scratchpad: no agent "${nobody}" (scratchpad agents list shows the agents)\n`,
     });
     expect(await scratchpad(['fork', nobody, '--at', '1', '--as', `${nobody}-2`])).toMatchObject({
       code: 1,
-      stderr: `scratchpad: unknown agent "${nobody}"\n`,
+      stderr: `scratchpad: no agent "${nobody}" (scratchpad agents list shows the agents)\n`,
     });
     expect(await scratchpad(['diff', '../x', '1'])).toMatchObject({ code: 2 });
 

@@ -258,7 +258,14 @@ describe('with a worker started with --tools and --mcp-config', () => {
   it('configure --tools keeps the list, warns about a pattern no tool matches; tools --agent marks; --all-tools resets', async () => {
     await workerReady;
     const agent = unique('tools-cli-configure');
-    const configured = await scratchpad(['configure', agent, '--tools', 'echo,lookup_*,nothing_*']);
+    const configured = await scratchpad([
+      'configure',
+      agent,
+      '--create',
+      '--json',
+      '--tools',
+      'echo,lookup_*,nothing_*',
+    ]);
     expect(configured.code).toBe(0);
     expect(JSON.parse(configured.stdout)).toMatchObject({ tools: ['echo', 'lookup_*', 'nothing_*'] });
     expect(configured.stderr).toBe('Warning: the worker has no tool matching nothing_* (see `scratchpad tools`).\n');
@@ -273,7 +280,7 @@ describe('with a worker started with --tools and --mcp-config', () => {
     const markedJson = JSON.parse((await scratchpad(['tools', '--agent', agent, '--json'])).stdout);
     expect(markedJson).toMatchObject({ offered: ['echo', 'lookup_order', 'lookup_user'], unmatched: ['nothing_*'] });
 
-    const reset = await scratchpad(['configure', agent, '--all-tools']);
+    const reset = await scratchpad(['configure', agent, '--json', '--all-tools']);
     expect(reset.code).toBe(0);
     expect(JSON.parse(reset.stdout)).toMatchObject({ tools: null });
     expect(reset.stderr).toBe('');

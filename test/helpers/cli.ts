@@ -17,7 +17,11 @@ export interface CliPlace {
   env?: Record<string, string>;
 }
 
-/** The whole environment of a command: the test dev server, `home` as its home, and only the variables given. */
+/**
+ * The whole environment of a command: the test dev server, `home` as its home, and only the variables given. Each test
+ * has a task queue of its own, so a command may run a worker in its process (SCRATCHPAD_IN_PROCESS_WORKER) unless
+ * the test's `env` says `false`.
+ */
 export function cliEnvironment(place: CliPlace): Record<string, string> {
   return {
     PATH: process.env.PATH ?? '',
@@ -25,6 +29,7 @@ export function cliEnvironment(place: CliPlace): Record<string, string> {
     SCRATCHPAD_HOME: place.home,
     TEMPORAL_ADDRESS: process.env.TEMPORAL_TEST_ADDRESS ?? '',
     SCRATCHPAD_TASK_QUEUE: place.taskQueue,
+    SCRATCHPAD_IN_PROCESS_WORKER: 'true',
     ...place.env,
   };
 }

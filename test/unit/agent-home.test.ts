@@ -10,7 +10,23 @@ import { AgentHome } from '../../src/workflows/agent/agent-home';
 import { DeferredChanges } from '../../src/workflows/agent/deferred-changes';
 import { resetWorkflowStub, settle, workflowStub } from '../helpers/workflow-stub';
 
-jest.mock('@temporalio/workflow', () => jest.requireActual('../helpers/workflow-stub').workflowModule());
+// The real CancellationScope needs the workflow sandbox: this one runs its work and, cancelled, rejects the wait with
+// a CancelledFailure, as a cancelled child's result does.
+jest.mock('@temporalio/workflow', () => {
+  const stubbed = jest.requireActual('../helpers/workflow-stub').workflowModule();
+  const { CancelledFailure } = jest.requireActual('@temporalio/workflow');
+  class CancellationScope {
+    private reject: (error: Error) => void = () => undefined;
+    private readonly cancelled = new Promise<never>((_, reject) => (this.reject = reject));
+    run<T>(work: () => Promise<T>): Promise<T> {
+      return Promise.race([work(), this.cancelled]);
+    }
+    cancel(): void {
+      this.reject(new CancelledFailure('Cancellation scope cancelled'));
+    }
+  }
+  return { ...stubbed, CancellationScope };
+});
 
 const usage = (inputTokens: number, outputTokens = 0) => ({ ...ZERO_USAGE, inputTokens, outputTokens });
 
@@ -234,6 +250,30 @@ describe('AgentHome, with no server', () => {
       ['CycleCount', 1],
       ['LastOutcome', 'completed'],
     ]);
+  });
+
+  it('cancels the running cycle: the memory stays exactly as it was, the record and the waiting send say cancelled', async () => {
+    const cycles = stubCycles();
+    const before = { ...defaultScratchpad(), current_task: 'work', notes: 'as it was' };
+    const home = homeOf({ scratchpad: before });
+    home.start(false);
+    const reply = home.send({ message: 'hello', model: 'scripted:turn' });
+    const running = home.runNext();
+    await settle();
+    expect(cycles[0]?.input).toMatchObject({ kind: 'chat', model: 'scripted:turn' });
+
+    const cancelled = home.cancelCycle({ cycleId: 'agent/a1/cycle/1' });
+    await running;
+    await settle();
+
+    const record = { cycleId: 'agent/a1/cycle/1', trigger: 'chat', outcome: 'cancelled', iterations: 0 };
+    await expect(cancelled).resolves.toMatchObject(record);
+    await expect(reply).resolves.toEqual({ reply: '', cycleId: 'agent/a1/cycle/1', outcome: 'cancelled' });
+    expect(home.scratchpad).toEqual(before);
+    expect(home.cycles).toEqual([expect.objectContaining(record)]);
+    expect(workflowStub.memos.at(-1)).toMatchObject({ scratchpad: before, status: { cycleCount: 1, running: null } });
+    expect(workflowStub.searchAttributes.at(-1)).toMatchObject({ value: 'cancelled' });
+    expect(() => home.cancelCycle({ cycleId: 'agent/a1/cycle/1' })).toThrow('does not run');
   });
 
   it('keeps its memory when a cycle cannot start, noting why', async () => {

@@ -15,7 +15,7 @@ describe('dispatcher (seed 000)', () => {
     expect(step.state).toBe(base);
     if (step.kind !== 'tool') return;
     const next = recordToolResult(step.state, step.action, { ok: true, result: 'ECHO: Hello!' });
-    expect(next.notes).toBe('\n[TOOL] echo({"message":"Hello!"}) → ECHO: Hello!');
+    expect(next.notes).toBe('[TOOL] echo({"message":"Hello!"}) → ECHO: Hello!');
     expect(next.current_task).toBe(base.current_task);
     expect(next.pending_actions).toEqual(base.pending_actions);
   });
@@ -43,7 +43,7 @@ describe('dispatcher (seed 000)', () => {
   it('notes a rejected update and keeps the state', () => {
     const step = dispatch(base, { ok: true, action: { tool: 'update_scratchpad', args: { wrong: 'x' } } }, tools);
     expect(step.kind).toBe('update');
-    expect(step.state.notes).toMatch(/\n\[UPDATE REJECTED\] unknown key "wrong"/);
+    expect(step.state.notes).toMatch(/^\[UPDATE REJECTED\] unknown key "wrong"/);
     expect({ ...step.state, notes: base.notes }).toEqual(base);
   });
 
@@ -53,7 +53,7 @@ describe('dispatcher (seed 000)', () => {
     expect(step.state.completed_tasks).toEqual([{ task: 'Run the echo tool', summary: 'Echoed hello' }]);
     expect(step.state.current_task).toBe('Write hello.txt');
     expect(step.state.pending_actions).toEqual(['Signal done']);
-    expect(step.state.notes).toBe('\n[COMPLETED] Echoed hello');
+    expect(step.state.notes).toBe('[COMPLETED] Echoed hello');
   });
 
   it('done with an empty queue leaves no current task', () => {
@@ -68,7 +68,7 @@ describe('dispatcher (seed 000)', () => {
   it('a parse failure notes [PARSE ERROR] and does not finish', () => {
     const step = dispatch(base, { ok: false, error: 'no JSON object in response: hmm' }, tools);
     expect(step.kind).toBe('parse_error');
-    expect(step.state.notes).toBe('\n[PARSE ERROR] no JSON object in response: hmm');
+    expect(step.state.notes).toBe('[PARSE ERROR] no JSON object in response: hmm');
   });
 
   it('an unknown tool is an error observation, not an activity call', () => {

@@ -1,11 +1,12 @@
 import {
+  MAX_NOTES_CHARS,
   MAX_SECTION_CHARS,
   MAX_UPDATE_CHARS,
   SECTION_KEY_NAMES,
   defaultScratchpad,
   getSection,
 } from '../../src/core/scratchpad/scratchpad';
-import { appendText, safeApply } from '../../src/core/scratchpad/update';
+import { appendNote, appendText, safeApply } from '../../src/core/scratchpad/update';
 
 describe('update_scratchpad merge', () => {
   const base = { ...defaultScratchpad('Test agent'), workspace: 'draft v1', notes: 'n1' };
@@ -122,5 +123,25 @@ describe('update validation (seed 001 safe_apply)', () => {
     const result = safeApply(full, { workspace: 'APPEND: ' + 'x'.repeat(100), trajectory_now: 'next' });
     expect(result.ok).toBe(true);
     expect(result.state.trajectory.now).toBe('next');
+  });
+});
+
+describe('notes', () => {
+  it('never begin with a blank line: the first line appended to empty notes stands alone', () => {
+    const empty = { ...defaultScratchpad('Test agent'), notes: '' };
+    expect(safeApply(empty, { notes: 'APPEND: first' }).state.notes).toBe('first');
+    expect(appendNote('', '[TOOL] echo')).toBe('[TOOL] echo');
+    expect(appendNote('[TOOL] echo', '[COMPLETED] done')).toBe('[TOOL] echo\n[COMPLETED] done');
+    // Notes written before this rule lose their leading blank line at the next append.
+    expect(appendNote('\n[TOOL] echo', '[COMPLETED] done')).toBe('[TOOL] echo\n[COMPLETED] done');
+  });
+
+  it('trimmed notes begin with the trim marker, not a blank line, and stay within the cap', () => {
+    const full = Array.from({ length: 100 }, (_, i) => `line ${i} ${'x'.repeat(MAX_NOTES_CHARS / 50)}`).join('\n');
+    const trimmed = appendNote(full, 'newest');
+    expect(trimmed.startsWith('[… earlier notes trimmed]\nline ')).toBe(true);
+    expect(trimmed.endsWith('\nnewest')).toBe(true);
+    expect(trimmed.length).toBeLessThanOrEqual(MAX_NOTES_CHARS);
+    expect(appendNote(trimmed, 'next').match(/earlier notes trimmed/g)).toHaveLength(1);
   });
 });

@@ -63,7 +63,8 @@ describe('agentCycle on the dev server', () => {
     expect(result.iterations).toBe(4);
     expect(result.after.understanding.known).toBe('- (user) wants a greeting');
     expect(result.after.trajectory.now).toBe('Echoing');
-    expect(result.after.notes).toContain('\n[TOOL] echo({"message":"Hello!"}) → ECHO: Hello!');
+    expect(result.after.notes).toMatch(/^\[TOOL\] echo\(/);
+    expect(result.after.notes).toContain('[TOOL] echo({"message":"Hello!"}) → ECHO: Hello!');
     expect(result.after.notes).toContain('[TOOL] fs_write({"path":"hello.txt","content":"hi"}) →');
     expect(result.after.notes).toMatch(/\[COMPLETED\] Echoed hello$/);
     expect(result.after.completed_tasks).toEqual([

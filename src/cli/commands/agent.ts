@@ -1,18 +1,19 @@
 import * as fs from 'node:fs/promises';
 import YAML from 'yaml';
-import { type AgentTarget, Agents, Approvals } from '../../client';
-import { callText } from '../approval-calls';
+import { type AgentTarget, Agents } from '../../client';
 import type { Config } from '../../config';
 import { DirectiveTextSchema } from '../../core/cycle/input';
 import { describeIssues } from '../../common/workflow-input';
-import { type Scratchpad, normalizeScratchpad } from '../../core/scratchpad/scratchpad';
+import { SECTION_KEYS, type Scratchpad, isSectionKey, normalizeScratchpad } from '../../core/scratchpad/scratchpad';
 import { CliError, EXIT, outcomeExitCode } from '../errors';
 import * as runtime from '../runtime';
 import { agentWorkflowId, validateAgentId } from '../../common/ids';
 import { errorMessage } from '../../common/error-message';
+import { requireAgent } from './agents';
+import { EXPORT_FORMAT } from './show';
 
-/** The `format` an export document carries, so `import` tells it from a bare scratchpad. */
-export const EXPORT_FORMAT = 'durable-scratchpad/agent-v1';
+// The read-only commands live in ./show (no worker, no model); `trace` is registered from here.
+export { EXPORT_FORMAT, exportCommand, statusCommand, traceCommand } from './show';
 
 /** Configuration and the agent a command addresses; the agent id is checked first. */
 export async function agentContext(agentId: string) {
@@ -34,17 +35,22 @@ export async function onAgentQueue(agents: Agents, config: Config, target: Agent
   return { config: { ...config, SCRATCHPAD_TASK_QUEUE: queue }, target: { ...target, taskQueue: queue } };
 }
 
-/** Runs `work` against the agent with a worker available (an in-process one when none polls). */
+/**
+ * Runs `work` against the agent with a worker available (an in-process one when none polls and one is allowed).
+ * Unless `create`, the agent must exist: a mistyped id is an error, not a new agent.
+ */
 export async function withAgent<T>(
   agentId: string,
   model: string | undefined,
   work: (agents: Agents, target: AgentTarget) => Promise<T>,
-  options: { quick?: boolean } = {},
+  options: { quick?: boolean; create?: boolean } = {},
 ) {
   const context = await agentContext(agentId);
-  const spec = runtime.modelSpec(context.config, model);
+  // A running worker has its own model: only an in-process one needs this command's.
+  const spec = runtime.inProcessModel(context.config, model);
   const client = await runtime.client(context.config);
   const agents = new Agents(client);
+  if (!options.create) await requireAgent(client, agentId);
   const { config, target } = await onAgentQueue(agents, context.config, context.target);
   return runtime.withWorker(
     client,
@@ -56,27 +62,49 @@ export async function withAgent<T>(
   );
 }
 
+/** The first non-blank line of a failure's message, for a one-line report. */
+function firstLine(text: string): string {
+  return (
+    text
+      .split('\n')
+      .find((line) => line.trim() !== '')
+      ?.trim() ?? text.trim()
+  );
+}
+
+/** Why a cycle workflow failed, from its result; undefined when it completed. */
+async function cycleFailure(agents: Agents, cycleId: string): Promise<string | undefined> {
+  try {
+    await agents.client.workflow.getHandle(cycleId).result();
+    return undefined;
+  } catch (error) {
+    const cause = (error as { cause?: unknown }).cause;
+    return firstLine(errorMessage(cause ?? error));
+  }
+}
+
 /** `scratchpad send AGENT TEXT`: one chat turn; prints the reply as soon as respond ends, exits once reflect has. */
 export async function sendCommand(agentId: string, message: string, options: { json?: boolean; model?: string }) {
-  const result = await withAgent(agentId, options.model, async (agents, target) => {
-    const answer = await agents.send(target, { message });
-    if (options.json) {
-      process.stdout.write(`${JSON.stringify(answer, null, 2)}\n`);
-    } else {
-      if (answer.reply) process.stdout.write(`${answer.reply}\n`);
-      if (answer.outcome !== 'completed') {
-        process.stderr.write(`cycle ${answer.cycleId}: ${answer.outcome}${answer.error ? `: ${answer.error}` : ''}\n`);
+  const args = { message, ...(options.model !== undefined && { model: options.model }) };
+  const result = await withAgent(
+    agentId,
+    options.model,
+    async (agents, target) => {
+      const answer = await agents.send(target, args);
+      if (options.json) process.stdout.write(`${JSON.stringify(answer, null, 2)}\n`);
+      else if (answer.reply) process.stdout.write(`${answer.reply}\n`);
+      // The reply comes before reflect (design.md, The reply first): an in-process worker stopped now would cut it
+      // short, and the next command would find the cycle still running until the agent has adopted its result.
+      const failure = await cycleFailure(agents, answer.cycleId);
+      if (!options.json && answer.outcome !== 'completed') {
+        const reason = answer.error ?? failure;
+        process.stderr.write(`cycle ${answer.cycleId}: ${answer.outcome}${reason ? `: ${firstLine(reason)}` : ''}\n`);
       }
-    }
-    // The reply comes before reflect (design.md, The reply first): an in-process worker stopped now would cut it short,
-    // and the next command would find the cycle still running until the agent has adopted its result.
-    await agents.client.workflow
-      .getHandle(answer.cycleId)
-      .result()
-      .catch(() => undefined);
-    await adopted(agents, agentId, answer.cycleId);
-    return answer;
-  });
+      await adopted(agents, agentId, answer.cycleId);
+      return answer;
+    },
+    { create: true },
+  );
   return outcomeExitCode(result);
 }
 
@@ -90,37 +118,68 @@ async function adopted(agents: Agents, agentId: string, cycleId: string): Promis
   }
 }
 
+/** The agent a signal goes to: it must exist unless `create` (signal-with-start would start a mistyped one). */
+async function signalTarget(agentId: string, create: boolean | undefined) {
+  const { config, target } = await agentContext(agentId);
+  const agents = new Agents(await runtime.client(config));
+  if (!create) await requireAgent(agents.client, agentId);
+  return { agents, target };
+}
+
 /** `scratchpad directive AGENT TEXT`: a signal; reaches the running cycle's next iteration or waits for the next cycle. */
-export async function directiveCommand(agentId: string, text: string) {
+export async function directiveCommand(agentId: string, text: string, options: { create?: boolean } = {}) {
   const refused = DirectiveTextSchema().safeParse(text);
   if (!refused.success) throw new CliError(`directive refused: ${describeIssues(refused.error)}`, EXIT.usage);
-  const { config, target } = await agentContext(agentId);
-  await new Agents(await runtime.client(config)).directive(target, text);
+  const { agents, target } = await signalTarget(agentId, options.create);
+  await agents.directive(target, text);
   process.stdout.write(`Directive sent to ${agentWorkflowId(agentId)}.\n`);
   return EXIT.ok;
 }
 
 /** `scratchpad wake AGENT`: run a task cycle if tasks are pending. */
-export async function wakeCommand(agentId: string, options: { task: string[] }) {
-  const { config, target } = await agentContext(agentId);
-  await new Agents(await runtime.client(config)).wake(target, { tasks: options.task, trigger: 'manual' });
+export async function wakeCommand(agentId: string, options: { task: string[]; create?: boolean }) {
+  const { agents, target } = await signalTarget(agentId, options.create);
+  await agents.wake(target, { tasks: options.task, trigger: 'manual' });
   process.stdout.write(`Wake sent to ${agentWorkflowId(agentId)}.\n`);
   return EXIT.ok;
 }
 
-/** `scratchpad inject AGENT SECTION TEXT`: one update key through safe apply, as a model's update would go. */
+/** A scratchpad value as people read it: text as is (indented when it has several lines), lists one item a line. */
+function valueLines(value: unknown): string {
+  if (value === null || value === undefined || value === '') return ' (empty)';
+  if (Array.isArray(value))
+    return value.length === 0 ? ' (empty)' : value.map((item) => `\n  - ${String(item)}`).join('');
+  const text = String(value);
+  return text.includes('\n')
+    ? text
+        .split('\n')
+        .map((line) => `\n  ${line}`)
+        .join('')
+    : ` ${text}`;
+}
+
+/** `scratchpad inject AGENT SECTION TEXT`: one update key through safe apply; prints the section as it now is. */
 export async function injectCommand(agentId: string, section: string, content: string, options: { model?: string }) {
-  const result = await withAgent(agentId, options.model, (agents, target) =>
-    agents.inject(target, { section: section as never, content }),
-  );
-  process.stdout.write(`${section} = ${result}\n`);
+  const value = await withAgent(agentId, options.model, async (agents, target) => {
+    const answer = await agents.inject(target, { section: section as never, content });
+    // Validated against the state of the moment; a cycle that ran before it applied may have made it inapplicable.
+    if (answer.startsWith('not applied:')) throw new CliError(answer, EXIT.usage);
+    const state = (await agents.scratchpad(agentId)) as unknown as Record<string, Record<string, unknown>>;
+    if (!isSectionKey(section)) return state[section];
+    const [part, key] = SECTION_KEYS[section] as readonly string[];
+    return key === undefined ? state[part!] : state[part!]?.[key];
+  });
+  process.stdout.write(`${section}:${valueLines(value)}\n`);
   return EXIT.ok;
 }
 
 /** `scratchpad enqueue AGENT --task T --goal G`: add to the task queue without running a cycle. */
 export async function enqueueCommand(agentId: string, options: { task: string[]; goal: string[]; model?: string }) {
-  const result = await withAgent(agentId, options.model, (agents, target) =>
-    agents.enqueue(target, { tasks: options.task, goals: options.goal }),
+  const result = await withAgent(
+    agentId,
+    options.model,
+    (agents, target) => agents.enqueue(target, { tasks: options.task, goals: options.goal }),
+    { create: true },
   );
   process.stdout.write(
     `current_task: ${result.current_task ?? '(none)'}\npending_actions: ${result.pending_actions.length}\n`,
@@ -128,110 +187,31 @@ export async function enqueueCommand(agentId: string, options: { task: string[];
   return EXIT.ok;
 }
 
-/** `scratchpad status AGENT`: cycles, what is running, held directives, usage and cost. */
-export async function statusCommand(agentId: string, options: { json?: boolean; model?: string }) {
-  const { status, approvals } = await withAgent(
-    agentId,
-    options.model,
-    async (agents) => ({
-      status: await agents.status(agentId),
-      // An agent on a worker older than approvals has no such query: it waits on nothing.
-      approvals: await new Approvals(agents.client).list(agentId).catch(() => []),
-    }),
-    { quick: true },
-  );
-  if (options.json) {
-    process.stdout.write(`${JSON.stringify({ ...status, approvals }, null, 2)}\n`);
-    return EXIT.ok;
-  }
-  const cost = status.costUsd === null ? 'unknown (a model without a known price)' : `$${status.costUsd.toFixed(4)}`;
-  process.stdout.write(
-    [
-      `agent ${status.agentId}: ${status.cycleCount} cycle(s) in ${status.runs} run(s)`,
-      `running: ${status.running ? `${status.running.cycleId} (${status.running.trigger})` : 'nothing'}; queued: ${status.queued}`,
-      `held directives: ${status.heldDirectives.length ? status.heldDirectives.join(' | ') : 'none'}`,
-      `awaiting approval: ${approvals.length === 0 ? 'nothing' : `${approvals.length} call(s) (scratchpad approve / deny)`}`,
-      ...approvals.map((call) => `  ${call.callId} ${callText(call)} in ${call.cycleId} since ${call.requestedAt}`),
-      `tokens: ${status.usage.inputTokens} input, ${status.usage.outputTokens} output, ` +
-        `${status.usage.cacheReadTokens} cache read, ${status.usage.cacheWriteTokens} cache write; cost ${cost}`,
-      `settings: ${JSON.stringify(status.settings)}`,
-      ...(status.notices?.length ? ['notices:', ...status.notices.map((line) => `  ${line}`)] : []),
-    ].join('\n') + '\n',
-  );
-  return EXIT.ok;
-}
-
-/** `scratchpad export AGENT`: the scratchpad and settings as JSON on stdout, in the form `import` reads. */
-export async function exportCommand(agentId: string, options: { model?: string }) {
-  const { scratchpad, status } = await withAgent(
-    agentId,
-    options.model,
-    async (agents) => ({ scratchpad: await agents.scratchpad(agentId), status: await agents.status(agentId) }),
-    { quick: true },
-  );
-  const document = {
-    format: EXPORT_FORMAT,
-    agentId,
-    exportedAt: new Date().toISOString(),
-    turn: status.cycleCount,
-    purpose: scratchpad.identity.purpose,
-    settings: status.settings,
-    ...(status.origin ? { origin: status.origin } : {}),
-    scratchpad,
-  };
-  process.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
-  return EXIT.ok;
-}
-
-/** Reads an export document, or a bare scratchpad in YAML or JSON. */
+/** Reads an export document, or a bare scratchpad in YAML or JSON; a bad one is one line naming the field. */
 export async function readImport(file: string): Promise<Scratchpad> {
   let parsed: unknown;
   try {
     parsed = YAML.parse(await fs.readFile(file, 'utf8'));
   } catch (error) {
-    throw new CliError(`cannot read ${file}: ${errorMessage(error)}`, EXIT.usage);
+    throw new CliError(`cannot read ${file}: ${firstLine(errorMessage(error))}`, EXIT.usage);
   }
-  const body =
-    (parsed as { format?: string; scratchpad?: unknown })?.format === EXPORT_FORMAT
-      ? (parsed as { scratchpad: unknown }).scratchpad
-      : parsed;
+  const isExport = (parsed as { format?: string } | null)?.format === EXPORT_FORMAT;
+  const body = isExport ? (parsed as { scratchpad?: unknown }).scratchpad : parsed;
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    const what = isExport ? 'its "scratchpad" field is not an object' : 'expected an object of scratchpad keys';
+    throw new CliError(`${file} does not hold a valid scratchpad: ${what}`, EXIT.usage);
+  }
   try {
     return normalizeScratchpad(body);
   } catch (error) {
-    throw new CliError(`${file} does not hold a valid scratchpad: ${errorMessage(error)}`, EXIT.usage);
+    throw new CliError(`${file} does not hold a valid scratchpad: ${firstLine(errorMessage(error))}`, EXIT.usage);
   }
 }
 
 /** `scratchpad import AGENT FILE`: replaces the agent's active scratchpad. */
 export async function importCommand(agentId: string, file: string, options: { model?: string }) {
   const scratchpad = await readImport(file);
-  await withAgent(agentId, options.model, (agents, target) => agents.import(target, scratchpad));
+  await withAgent(agentId, options.model, (agents, target) => agents.import(target, scratchpad), { create: true });
   process.stdout.write(`Imported ${file} into ${agentWorkflowId(agentId)}.\n`);
-  return EXIT.ok;
-}
-
-/** `scratchpad trace AGENT --out FILE`: one record per cycle, read from the cycles' histories. */
-export async function traceCommand(agentId: string, options: { out: string }) {
-  const { config } = await agentContext(agentId);
-  const agents = new Agents(await runtime.client(config));
-  const turns = [];
-  for (const cycle of await agents.listCycles(agentId)) {
-    const states = await agents.cycleStates(cycle.workflowId, cycle.runId);
-    turns.push({
-      turn: cycle.n,
-      cycleId: cycle.workflowId,
-      trigger: states.input.trigger,
-      input: states.input.kind === 'chat' ? states.input.message : states.input.before.current_task,
-      response: states.result?.reply ?? null,
-      outcome: states.result?.outcome ?? cycle.status.toLowerCase(),
-      usage: states.result?.usage ?? null,
-      directives: states.result?.directives ?? [],
-      scratchpad_before: states.input.before,
-      scratchpad_after: states.result?.after ?? null,
-    });
-  }
-  if (turns.length === 0) throw new CliError(`no cycles found for agent "${agentId}"`);
-  await fs.writeFile(options.out, `${JSON.stringify(turns, null, 2)}\n`);
-  process.stdout.write(`Wrote ${turns.length} turn(s) to ${options.out}\n`);
   return EXIT.ok;
 }

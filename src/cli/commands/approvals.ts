@@ -7,6 +7,7 @@ import { errorMessage } from '../../common/error-message';
 import { approvalsTable, pickCall } from '../approval-calls';
 import { CliError, EXIT } from '../errors';
 import * as runtime from '../runtime';
+import { requireAgent } from './agents';
 
 /** An agent id, or a workflow id (which has a `/`, so it is never an agent id). */
 function checkTarget(target: string): void {
@@ -59,6 +60,7 @@ async function decide(target: string, callId: string | undefined, args: Decision
   const checked = DecisionArgsSchema().safeParse(args);
   if (!checked.success) throw new CliError(`invalid decision: ${describeIssues(checked.error)}`, EXIT.usage);
   const approvals = new Approvals(await runtime.client(runtime.config()));
+  if (targetAgentId(target) !== undefined) await requireAgent(approvals.client, target, { orAnyRun: true });
   const call = pickCall(await pendingOf(approvals, target), target, callId);
   const decision: Decision = await runtime
     .unwrapUpdateErrors(() => approvals.decide(call?.target ?? target, { ...args, callId: call?.callId ?? callId }))

@@ -7,7 +7,10 @@ import { parseJsonObject } from '../options';
 /** How often chat asks the agent which calls its turn waits on. */
 const POLL_MS = 500;
 
-/** The prompt's side of the conversation: ask a question and read one line; undefined once input has ended. */
+/**
+ * The prompt's side of the conversation: ask a question and read one line; undefined once input has ended, or once
+ * the turn the question is about has.
+ */
 export interface Prompter {
   ask(question: string): Promise<string | undefined>;
   say(text: string): void;
@@ -61,6 +64,8 @@ export async function watchApprovals(
       const key = `${call.cycleId}\n${call.callId}`;
       if (settled || answered.has(key)) continue;
       const decision = await askDecision(call, prompter);
+      // The turn ended while its question waited (cancelled, or decided elsewhere): nothing is left to ask.
+      if (decision === undefined && settled) break;
       if (decision === undefined) {
         prompter.say(`\n(call ${call.callId} still waits: scratchpad approve ${agentId} ${call.callId}, or deny)`);
         return 'left';

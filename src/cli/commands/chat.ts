@@ -1,34 +1,126 @@
 import * as readline from 'node:readline';
-import { Agents, Approvals } from '../../client';
+import { type AgentTarget, Agents, Approvals } from '../../client';
+import type { SendResult } from '../../core/agent/agent';
 import { renderMarkdown } from '../../core/scratchpad/render';
+import { errorMessage } from '../../common/error-message';
 import { CliError, EXIT } from '../errors';
 import * as runtime from '../runtime';
 import { agentContext, onAgentQueue } from './agent';
 import { type Prompter, watchApprovals } from './chat-approvals';
 import { agentWorkflowId } from '../../common/ids';
+import { AgentFollower, agentMark } from '../follow';
 
 const HELP =
   'Type a message and press Enter. /scratchpad shows the scratchpad, /directive TEXT sends a directive, /quit leaves. ' +
-  'A tool call that needs your approval is asked about inline.';
+  'A tool call that needs your approval is asked about inline. Ctrl-C cancels a turn; at the prompt it leaves.';
+
+/** How often a cancelled turn asks the agent which cycle runs, until its own has started. */
+const CANCEL_POLL_MS = 100;
+
+/**
+ * Ctrl-C in chat: the first during a turn cancels it, another (or one at the prompt) leaves. Readline in a terminal
+ * reads Ctrl-C as a key and calls this, with no signal sent, so an in-process worker keeps serving the cancellation.
+ */
+class Interrupts {
+  private turn?: { cancel: () => void; cancelled: boolean };
+  private leave: () => void = () => undefined;
+  /** Resolves once the person has asked to leave. */
+  readonly left = new Promise<'left'>((resolve) => (this.leave = () => resolve('left')));
+
+  constructor(private readonly lines: readline.Interface) {
+    lines.on('SIGINT', () => this.press());
+  }
+
+  /** `cancel` is what the first Ctrl-C does until `work` settles. */
+  async during<T>(work: Promise<T>, cancel: () => void): Promise<T> {
+    const turn = { cancel, cancelled: false };
+    this.turn = turn;
+    try {
+      return await work;
+    } finally {
+      if (this.turn === turn) this.turn = undefined;
+    }
+  }
+
+  private press(): void {
+    const { turn } = this;
+    if (turn && !turn.cancelled) {
+      turn.cancelled = true;
+      process.stdout.write('\n(cancelling the turn…)\n');
+      turn.cancel();
+      return;
+    }
+    process.stdout.write('\n');
+    this.leave();
+    this.lines.close();
+  }
+}
+
+/** What a finished turn prints: the reply when there is one, and one line on any outcome but `completed`. */
+function turnText(result: SendResult): string {
+  const reply = result.reply.trim() === '' ? '' : `agent> ${result.reply}\n`;
+  if (result.outcome === 'completed') return reply;
+  if (result.outcome === 'cancelled') return '(turn cancelled)\n';
+  const reason = result.error ? `: ${result.error.replace(/\s*\n\s*/g, ' ')}` : '';
+  return `${reply}(cycle ${result.cycleId} ${result.outcome.replace('_', ' ')}${reason})\n`;
+}
+
+/**
+ * Cancels this chat's turn: waits for it to start (a cycle other than `previous`, whose reflect may still run), then
+ * cancels that cycle. Gives up once `settled` says the turn has ended anyway.
+ */
+async function cancelTurn(agents: Agents, target: AgentTarget, previous: string | undefined, settled: () => boolean) {
+  while (!settled()) {
+    const running = (await agents.status(target.agentId).catch(() => undefined))?.running;
+    if (running?.trigger === 'chat' && running.cycleId !== previous) {
+      // Refused only when the cycle ended meanwhile: the turn is then settling on its own.
+      await agents.cancelCycle(target, running.cycleId).catch(() => undefined);
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, CANCEL_POLL_MS));
+  }
+}
+
+/**
+ * Waits (30 s at most) until the agent has adopted `cycleId`'s result: an in-process worker that stopped before would
+ * leave that workflow task, and the memory's update, to whichever worker comes next.
+ */
+async function adoption(agents: Agents, agentId: string, cycleId: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    // A query no worker answers cannot tell: nothing left to wait for here.
+    const status = await agents.status(agentId).catch(() => undefined);
+    if (status?.running?.cycleId !== cycleId) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 /** `scratchpad chat AGENT`: an interactive prompt where each line is one `send`. */
 export async function chatCommand(agentId: string, options: { model?: string }): Promise<number> {
   const context = await agentContext(agentId);
-  const spec = runtime.modelSpec(context.config, options.model);
+  const spec = runtime.inProcessModel(context.config, options.model);
   const client = await runtime.client(context.config);
   const agents = new Agents(client);
   const { config, target } = await onAgentQueue(agents, context.config, context.target);
   const interactive = process.stdin.isTTY === true;
   const prompt = () => interactive && process.stdout.write('you> ');
-  process.stderr.write(`Chatting with ${agentWorkflowId(agentId)} (model ${spec}). ${HELP}\n`);
+  const shownModel = options.model ?? spec;
+  process.stderr.write(`Chatting with ${agentWorkflowId(agentId)}${shownModel ? ` (model ${shownModel})` : ''}. `);
+  process.stderr.write(`${HELP}\n`);
   const fallback = new runtime.WorkerFallback(client, config, spec);
   const lines = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: interactive });
-  // One reader of input for the chat and for the questions asked while a turn waits on a call.
+  const interrupts = new Interrupts(lines);
+  // One reader of input for the chat and for the questions asked while a turn waits on a call; a question that the
+  // turn's end makes moot leaves its pending line to the chat.
   const input = lines[Symbol.asyncIterator]();
+  let pendingLine: Promise<IteratorResult<string>> | undefined;
+  const nextLine = () => (pendingLine ??= input.next().finally(() => (pendingLine = undefined)));
+  let turnSettled: Promise<unknown> = Promise.resolve();
   const prompter: Prompter = {
     ask: async (question) => {
       process.stdout.write(question);
-      const next = await input.next();
+      const next = await Promise.race([nextLine(), turnSettled.then(() => undefined)]);
+      if (next === undefined) return undefined;
       if (!interactive && !next.done) process.stdout.write(`${next.value}\n`);
       return next.done ? undefined : next.value;
     },
@@ -36,15 +128,21 @@ export async function chatCommand(agentId: string, options: { model?: string }):
   };
   const approvals = new Approvals(client);
   let lastCycleId: string | undefined;
+  let cancelling: Promise<void> | undefined;
   // A reply comes before its reflect (the reply first): reading the memory, or leaving, waits for that reflect, so the
-  // memory shown is the turn's and an in-process worker does not cut reflect short.
+  // memory shown is the turn's and an in-process worker does not leave it to another.
   const reflected = async () => {
-    const last = lastCycleId && client.workflow.getHandle(lastCycleId).result();
-    if (last) await last.catch(() => undefined);
+    await cancelling;
+    if (!lastCycleId) return;
+    await client.workflow
+      .getHandle(lastCycleId)
+      .result()
+      .catch(() => undefined);
+    await adoption(agents, agentId, lastCycleId);
   };
   try {
     prompt();
-    for (let next = await input.next(); !next.done; next = await input.next()) {
+    for (let next = await nextLine(); !next.done; next = await nextLine()) {
       const line = next.value.trim();
       if (line === '/quit' || line === '/exit') break;
       try {
@@ -67,23 +165,43 @@ export async function chatCommand(agentId: string, options: { model?: string }):
           process.stdout.write(`${HELP}\n`);
         } else {
           const waiting = new AbortController();
-          const send = client.withAbortSignal(waiting.signal, () => agents.send(target, { message: line }));
-          const turn = runtime.unwrapUpdateErrors(() => fallback.serve(send, agentWorkflowId(agentId)));
+          const args = { message: line, ...(options.model ? { model: options.model } : {}) };
+          const send = () => client.withAbortSignal(waiting.signal, () => agents.send(target, args));
+          // The turn's steps on stderr until its reply; reflect, after it, goes on without a word.
+          const quiet = new AbortController();
+          new AgentFollower(client, agentId, await agentMark(client, agentId), { signal: quiet.signal, indent: '  ' });
+          const turn = runtime
+            .unwrapUpdateErrors(() => fallback.serve(send, agentWorkflowId(agentId)))
+            .finally(() => quiet.abort());
+          let settled = false;
+          turnSettled = turn.then(
+            () => (settled = true),
+            () => (settled = true),
+          );
+          const previous = lastCycleId;
+          let cancelled: Promise<void> | undefined;
+          const cancel = () => {
+            cancelled = cancelTurn(agents, target, previous, () => settled);
+            cancelling = Promise.all([cancelling, cancelled]).then(() => undefined);
+          };
           // A call of this turn that needs a person is asked about here. Left undecided when input ends, the turn
           // goes on in the agent, which accepted it: stop waiting for it, so the program can end.
-          if ((await watchApprovals(approvals, agentId, turn, prompter)) === 'left') {
+          const watched = watchApprovals(approvals, agentId, turn, prompter);
+          const ended = await Promise.race([interrupts.during(watched, cancel), interrupts.left]);
+          if (ended === 'left') {
             turn.catch(() => undefined);
-            waiting.abort();
+            // Leaving while the turn is cancelled: the wait for that below ends with it. Input that ended with a
+            // call undecided leaves the turn to the agent, which accepted it.
+            if (!cancelled) waiting.abort();
             break;
           }
           const result = await turn;
           lastCycleId = result.cycleId;
-          process.stdout.write(`agent> ${result.reply}\n`);
-          if (result.outcome !== 'completed') process.stdout.write(`(cycle ${result.cycleId}: ${result.outcome})\n`);
+          process.stdout.write(turnText(result));
         }
       } catch (error) {
-        if (!(error instanceof CliError)) throw error;
-        process.stderr.write(`scratchpad: ${error.message}\n`);
+        // One line whatever failed (a refused send, a lost connection): the conversation goes on.
+        process.stderr.write(`scratchpad: ${errorMessage(error).replace(/\s*\n\s*/g, ' ')}\n`);
       }
       prompt();
     }

@@ -1,7 +1,9 @@
 import type { AgentSettings } from '../../core/agent/agent';
 import { MAX_TOOL_PATTERNS } from '../../core/tools/pattern';
 import { CliError, EXIT } from '../errors';
+import * as runtime from '../runtime';
 import { withAgent } from './agent';
+import { requireAgent, settingsLines } from './agents';
 
 /** The options of `scratchpad configure`, as commander parses them. */
 export interface ConfigureOptions {
@@ -17,6 +19,9 @@ export interface ConfigureOptions {
   approve?: string[];
   noApprove?: string[];
   approvalTimeout?: number;
+  /** Start the agent with these settings when it does not exist yet. */
+  create?: boolean;
+  json?: boolean;
 }
 
 /**
@@ -39,7 +44,21 @@ export function editApprovePatterns(
   return { approve, notRemoved: remove.filter((pattern) => !kept.includes(pattern)) };
 }
 
-/** `scratchpad configure AGENT ...`: change how the agent runs its cycles. */
+/** The settings as `configure` prints them: one `key: value` a line, or JSON with `--json`. */
+function printSettings(settings: AgentSettings, json: boolean | undefined): void {
+  process.stdout.write(json ? `${JSON.stringify(settings, null, 2)}\n` : `${settingsLines(settings).join('\n')}\n`);
+}
+
+/** `scratchpad configure AGENT`: the agent's settings as it last recorded them; no worker needed. */
+async function showSettings(agentId: string, json: boolean | undefined): Promise<number> {
+  const { readAgent, agentMemory } = await import('../../clients/agent-overview');
+  const client = await runtime.client(runtime.config());
+  const overview = await readAgent(client, agentId, await requireAgent(client, agentId));
+  printSettings((await agentMemory(client, overview!)).settings, json);
+  return EXIT.ok;
+}
+
+/** `scratchpad configure AGENT ...`: change how the agent runs its cycles; with no option, show how it does. */
 export async function configureCommand(agentId: string, options: ConfigureOptions) {
   if (options.singlePhase && options.twoPhase) {
     throw new CliError('choose --single-phase or --two-phase, not both', EXIT.usage);
@@ -58,22 +77,29 @@ export async function configureCommand(agentId: string, options: ConfigureOption
   const editsApprove = options.approve !== undefined || options.noApprove !== undefined;
   if (editsApprove) editApprovePatterns([], options.approve, options.noApprove);
   const changes = Object.fromEntries(Object.entries(requested).filter(([, value]) => value !== undefined));
-  if (Object.keys(changes).length === 0 && !editsApprove)
-    throw new CliError('nothing to configure: give at least one option', EXIT.usage);
+  if (Object.keys(changes).length === 0 && !editsApprove) {
+    if (options.create) throw new CliError('--create needs settings to start the agent with', EXIT.usage);
+    return showSettings(agentId, options.json);
+  }
   let notRemoved: string[] = [];
   // The cycle model is also the model of an in-process worker, should this command need one.
-  const settings = await withAgent(agentId, options.cycleModel, async (agents, target) => {
-    if (editsApprove) {
-      // The update replaces the list: start from the agent's own (none yet for an agent this call starts).
-      const running = (await agents.describe(agentId))?.status.name === 'RUNNING';
-      const current = running ? (await agents.status(agentId)).settings.approve : [];
-      const edited = editApprovePatterns(current, options.approve, options.noApprove);
-      notRemoved = edited.notRemoved;
-      changes.approve = edited.approve;
-    }
-    return agents.configure(target, changes);
-  });
-  process.stdout.write(`${JSON.stringify(settings, null, 2)}\n`);
+  const settings = await withAgent(
+    agentId,
+    options.cycleModel,
+    async (agents, target) => {
+      if (editsApprove) {
+        // The update replaces the list: start from the agent's own (none yet for an agent this call starts).
+        const running = (await agents.describe(agentId))?.status.name === 'RUNNING';
+        const current = running ? (await agents.status(agentId)).settings.approve : [];
+        const edited = editApprovePatterns(current, options.approve, options.noApprove);
+        notRemoved = edited.notRemoved;
+        changes.approve = edited.approve;
+      }
+      return agents.configure(target, changes);
+    },
+    { create: options.create },
+  );
+  printSettings(settings, options.json);
   if (notRemoved.length > 0) {
     process.stderr.write(
       `Warning: ${notRemoved.join(', ')} not in the agent's approve setting: the worker's and the tools' own ` +

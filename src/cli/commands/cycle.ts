@@ -9,11 +9,14 @@ import * as runtime from '../runtime';
 import { agentContext, onAgentQueue } from './agent';
 import { agentWorkflowId } from '../../common/ids';
 import { errorMessage } from '../../common/error-message';
-import { resolvePriorScratchpad } from './staged';
+import { agentFrom, resolvePriorScratchpad } from './staged';
+import { AgentFollower, agentMark } from '../follow';
+import { decodedCycleStates } from '../../clients/history-stream';
 
 /** The options of `scratchpad cycle`, as commander parses them. */
 export interface CycleOptions {
-  agent: string;
+  /** `--agent`, the alias of the AGENT argument. */
+  agent?: string;
   task: string[];
   maxIterations?: number;
   from?: string;
@@ -39,10 +42,28 @@ export async function readScratchpadFile(file: string): Promise<Scratchpad> {
   }
 }
 
-/** `scratchpad cycle`: run one task cycle of an agent through its workflow, wait, print the outcome and what changed. */
-export async function cycleCommand(options: CycleOptions): Promise<number> {
-  const context = await agentContext(options.agent);
-  const spec = runtime.modelSpec(context.config, options.model);
+/**
+ * What a cycle will work on when `tasks` join a queue that already has work: the agent finishes its current task
+ * first (a cycle works on one task), so the new tasks wait behind it; said before the cycle runs.
+ */
+export function queueNotice(state: Scratchpad | undefined, tasks: readonly string[]): string | undefined {
+  if (!state || tasks.length === 0) return undefined;
+  const quoted = tasks.map((task) => `"${task}"`).join(', ');
+  const verb = tasks.length === 1 ? 'is' : 'are';
+  const others = state.pending_actions.length;
+  const behind = others > 0 ? ` and ${others} other pending task(s)` : '';
+  if (state.current_task !== null) {
+    return `the agent's current task is "${state.current_task}"; ${quoted} ${verb} queued after it${behind}`;
+  }
+  if (others > 0) return `the agent has ${others} pending task(s) first; ${quoted} ${verb} queued after them`;
+  return undefined;
+}
+
+/** `scratchpad cycle AGENT`: run one task cycle of an agent through its workflow, following it as it runs. */
+export async function cycleCommand(agentArgument: string | undefined, options: CycleOptions): Promise<number> {
+  const agentId = agentFrom(agentArgument, options.agent, 'cycle');
+  const context = await agentContext(agentId);
+  const spec = runtime.inProcessModel(context.config, options.model);
   const from = options.from ? await readScratchpadFile(options.from) : undefined;
   const client = await runtime.client(context.config);
   const agents = new Agents(client);
@@ -50,21 +71,32 @@ export async function cycleCommand(options: CycleOptions): Promise<number> {
   const priorScratchpad =
     options.priorScratchpad === undefined
       ? undefined
-      : await resolvePriorScratchpad(new StagedRuns(client), options.agent, options.priorScratchpad);
-  if (!options.json) process.stderr.write(`Running a cycle of ${agentWorkflowId(options.agent)}…\n`);
-  const record = await runtime.withWorker(client, config, spec, agentWorkflowId(options.agent), () =>
-    runtime.unwrapUpdateErrors(async () => {
-      if (from) await agents.import(target, from);
-      return agents.runCycle(target, {
-        tasks: options.task,
-        maxIterations: options.maxIterations,
-        model: options.model,
-        tools: options.tools,
-        priorScratchpad,
-      });
-    }),
-  );
-  const states = await agents.cycleStates(record.cycleId);
+      : await resolvePriorScratchpad(new StagedRuns(client), agentId, options.priorScratchpad);
+  const notice = queueNotice(from ?? (await agents.memo(agentId).catch(() => undefined))?.scratchpad, options.task);
+  if (notice) process.stderr.write(`Note: ${notice}.\n`);
+  if (!options.json) process.stderr.write(`Running a cycle of ${agentWorkflowId(agentId)}…\n`);
+  const follower = options.json ? undefined : new AgentFollower(client, agentId, await agentMark(client, agentId));
+  let record: Awaited<ReturnType<Agents['runCycle']>>;
+  try {
+    record = await runtime.withWorker(client, config, spec, agentWorkflowId(agentId), () =>
+      runtime.unwrapUpdateErrors(async () => {
+        if (from) await agents.import(target, from);
+        return agents.runCycle(target, {
+          tasks: options.task,
+          maxIterations: options.maxIterations,
+          model: options.model,
+          tools: options.tools,
+          priorScratchpad,
+        });
+      }),
+    );
+  } catch (error) {
+    follower?.stop();
+    await follower?.done;
+    throw error;
+  }
+  await follower?.finish(record.cycleId);
+  const states = await decodedCycleStates(client, record.cycleId);
   if (!states.result) {
     // The cycle never completed (terminated, or it could not start): the agent kept its memory as it was.
     const message = `Cycle ${record.cycleId}: ${record.outcome}${record.error ? `: ${record.error}` : ''}`;

@@ -1,5 +1,5 @@
-import { z } from 'zod';
-import { ResearchRuns } from '../../client';
+import { ResearchRuns, type ResearchRunSummary } from '../../client';
+import { describeIssues } from '../../common/workflow-input';
 import {
   type ResearchInput,
   ResearchInputSchema,
@@ -54,7 +54,7 @@ function researchInput(question: string, options: ResearchStartOptions, config: 
   const workerModel = options.workerModel ?? options.model;
   const aliases = aliasOptions(options.alias);
   const input: ResearchInput = {
-    runId: options.runId ?? `run-${Date.now().toString(36)}`,
+    runId: options.runId !== undefined ? ResearchRuns.runIdOf(options.runId) : `run-${Date.now().toString(36)}`,
     question,
     // A list left out is planned from the question by the supervisor's model.
     ...(entities && { entities }),
@@ -66,7 +66,7 @@ function researchInput(question: string, options: ResearchStartOptions, config: 
     ...(config.SCRATCHPAD_BOARD && { mirror: config.SCRATCHPAD_BOARD }),
   };
   const parsed = ResearchInputSchema().safeParse(input);
-  if (!parsed.success) throw new CliError(`invalid research run:\n${z.prettifyError(parsed.error)}`, EXIT.usage);
+  if (!parsed.success) throw new CliError(`invalid research run: ${describeIssues(parsed.error)}`, EXIT.usage);
   return input;
 }
 
@@ -104,7 +104,7 @@ function printResult(result: ResearchResult, workflowId: string): number {
   }
   out(`Incomplete: no answer over unverified facts. Missing:`);
   for (const line of result.missing) out(`- ${line}`);
-  return EXIT.error;
+  return EXIT.incomplete;
 }
 
 /** The workers' model usage, their sub-agents included. */
@@ -113,26 +113,65 @@ function usageLine({ usage, costUsd }: ResearchUsage): string {
   return `Workers used ${usage.inputTokens} input and ${usage.outputTokens} output tokens, ${cost}.`;
 }
 
+/** The run `id` names (with or without `research/`), or a CliError saying there is none and how to find one. */
+async function existingRun(runs: ResearchRuns, id: string): Promise<ResearchRunSummary> {
+  const run = await runs.describe(id);
+  if (!run) {
+    throw new CliError(
+      `no such research run: ${ResearchRuns.runIdOf(id)} (\`scratchpad research list --all\` lists every run)`,
+    );
+  }
+  return run;
+}
+
 /** `research board RUN`: the board, one line per entry, or JSON. */
 export async function researchBoardCommand(runId: string, options: { json?: boolean }): Promise<number> {
-  const board = await new ResearchRuns(await runtime.client(runtime.config())).board(runId);
+  const runs = new ResearchRuns(await runtime.client(runtime.config()));
+  await existingRun(runs, runId);
+  const board = await runs.board(runId);
   out(options.json ? JSON.stringify(board, null, 2) : board.map(entryLine).join('\n'));
   return EXIT.ok;
+}
+
+/** Why a directive cannot reach a run that has ended, and what to do instead. */
+function finishedRun(run: ResearchRunSummary): CliError {
+  const outcome = run.outcome ? `, outcome ${run.outcome}` : '';
+  return new CliError(
+    `research run ${run.runId} has finished (${run.status}${outcome}): directives reach running runs only; ` +
+      `start a new run with \`scratchpad research start\``,
+  );
 }
 
 /** `research directive RUN TEXT`: a USER_DIRECTIVE, read into STRATEGY at the supervisor's next evaluation. */
 export async function researchDirectiveCommand(runId: string, text: string): Promise<number> {
   if (text.trim() === '' || text.length > 2000) throw new CliError('a directive is 1-2000 characters', EXIT.usage);
-  await new ResearchRuns(await runtime.client(runtime.config())).directive(runId, text, 'cli');
-  out(`directive sent to research ${runId}`);
+  const runs = new ResearchRuns(await runtime.client(runtime.config()));
+  const run = await existingRun(runs, runId);
+  if (run.status !== 'RUNNING') throw finishedRun(run);
+  try {
+    await runs.directive(runId, text, 'cli');
+  } catch (error) {
+    // The run may have ended between the look and the signal.
+    const after = await runs.describe(runId);
+    throw after && after.status !== 'RUNNING' ? finishedRun(after) : error;
+  }
+  out(`directive sent to research run ${run.runId} (${run.workflowId})`);
   return EXIT.ok;
 }
 
-/** `research list`: research runs, newest first, with their outcome. */
-export async function researchListCommand(): Promise<number> {
-  const runs = new ResearchRuns(await runtime.client(runtime.config()));
-  for await (const run of runs.list()) {
-    out(`${run.workflowId}\t${run.status}\t${run.outcome}\t${run.startTime.toISOString()}`);
+/** `research list`: research runs of this task queue (every run with `--all`), newest first, with their outcome. */
+export async function researchListCommand(options: { all?: boolean }): Promise<number> {
+  const config = runtime.config();
+  const runs = new ResearchRuns(await runtime.client(config));
+  const taskQueue = options.all ? undefined : config.SCRATCHPAD_TASK_QUEUE;
+  let listed = 0;
+  for await (const run of runs.list({ ...(taskQueue !== undefined && { taskQueue }) })) {
+    if (listed++ === 0) out('WORKFLOW ID\tSTATUS\tOUTCOME\tSTARTED');
+    out(`${run.workflowId}\t${run.status}\t${run.outcome || '-'}\t${run.startTime.toISOString()}`);
+  }
+  if (listed === 0) {
+    const where = taskQueue === undefined ? '' : ` on task queue "${taskQueue}" (--all lists every run)`;
+    process.stderr.write(`no research runs${where}\n`);
   }
   return EXIT.ok;
 }

@@ -1,7 +1,9 @@
 import type { Connection } from '@temporalio/client';
 import * as fs from 'node:fs';
 import { registerSearchAttributes } from '../../clients/register-search-attributes';
-import { devServerFiles, startDevServer, stopDevServer } from '../../dev-server/dev-server';
+import { startDevServer } from '../../dev-server/dev-server';
+import { devServerFiles, localStartProblem, runningDevServer, stopDevServer } from '../../dev-server/local-server';
+import { isServerAnswering } from '../../dev-server/server-probe';
 import { CliError, EXIT } from '../errors';
 import * as runtime from '../runtime';
 import { startDirectiveBridge } from '../../clients/directive-bridge';
@@ -12,14 +14,28 @@ function portOf(address: string): number {
   return Number(address.slice(address.lastIndexOf(':') + 1));
 }
 
+/**
+ * The worker's default model; none when workflows must name theirs from SCRATCHPAD_MODELS / `--models` (the demo's
+ * cycle does), else the refusal saying how to configure one.
+ */
+function workerModel(config: Config, override: string | undefined): string | undefined {
+  const spec = runtime.inProcessModel(config, override);
+  return spec ?? (config.SCRATCHPAD_MODELS.length > 0 ? undefined : runtime.modelSpec(config));
+}
+
+function describeModel(config: Config, spec: string | undefined): string {
+  return spec ? `model ${spec}` : `no default model (workflows name one of ${config.SCRATCHPAD_MODELS.join(', ')})`;
+}
+
 /** `scratchpad worker`: poll the task queue until interrupted. */
 export async function workerCommand(options: ServeOptions): Promise<number> {
   const config = withToolOptions(runtime.config(), options);
-  const spec = runtime.modelSpec(config, options.model);
+  const spec = workerModel(config, options.model);
   const toolRegistry = await runtime.loadTools(config);
   const worker = await runtime.startWorker({ config, modelSpec: spec, toolRegistry });
   process.stderr.write(
-    `Worker polling "${config.SCRATCHPAD_TASK_QUEUE}" at ${config.TEMPORAL_ADDRESS} with model ${spec}; Ctrl-C to stop.\n`,
+    `Worker polling "${config.SCRATCHPAD_TASK_QUEUE}" at ${config.TEMPORAL_ADDRESS} with ${describeModel(config, spec)}; ` +
+      'Ctrl-C to stop.\n',
   );
   await runtime.reportTools(toolRegistry);
   // With a board mirror, directives published on Redis reach research runs through this worker's process.
@@ -56,7 +72,7 @@ function modelList(value: string): string[] {
 }
 
 /** `--models`, `--tools` and `--mcp-config` in place of their variables; tools are checked when the worker starts. */
-function withToolOptions(config: Config, options: ServeOptions): Config {
+export function withToolOptions(config: Config, options: ServeOptions): Config {
   return {
     ...config,
     ...(options.models !== undefined && { SCRATCHPAD_MODELS: modelList(options.models) }),
@@ -65,15 +81,24 @@ function withToolOptions(config: Config, options: ServeOptions): Config {
   };
 }
 
-/** `scratchpad dev`: a dev server (SQLite file, Web UI) and a worker in the foreground. */
-export async function devCommand(options: ServeOptions): Promise<number> {
-  const config = withToolOptions(runtime.config(), options);
-  const spec = runtime.modelSpec(config, options.model);
-  const port = portOf(config.TEMPORAL_ADDRESS);
-  // A bad module or MCP config is refused before a server (perhaps first a Temporal CLI download) is started.
-  const toolRegistry = await runtime.loadTools(config);
+/**
+ * The dev server `dev` runs in the foreground, or none when a server answers at TEMPORAL_ADDRESS already (`dev` then
+ * says it uses that one); a refusal when none answers and no dev server may start there.
+ */
+async function foregroundServer(config: Config) {
+  const address = config.TEMPORAL_ADDRESS;
+  if (await isServerAnswering(address)) {
+    const ours = runningDevServer(config.home);
+    const ui = ours?.address === address && ours.uiUrl ? ` (Web UI ${ours.uiUrl})` : '';
+    process.stderr.write(`Using the Temporal server already running at ${address}${ui}; not starting another.\n`);
+    return undefined;
+  }
+  const problem = await localStartProblem(address);
+  if (problem) throw new CliError(problem);
+  const port = portOf(address);
   fs.mkdirSync(config.home, { recursive: true });
-  const server = await startDevServer({
+  return startDevServer({
+    ip: address.slice(0, address.lastIndexOf(':')),
     port,
     uiPort: port + 1000,
     dbFile: devServerFiles(config.home).dbFile,
@@ -82,16 +107,25 @@ export async function devCommand(options: ServeOptions): Promise<number> {
     // No Temporal CLI to be had, or a server that exits (a port in use): the reason, without a stack.
     throw new CliError(errorMessage(error));
   });
+}
+
+/** `scratchpad dev`: a dev server (SQLite file, Web UI), or the one already running, and a worker in the foreground. */
+export async function devCommand(options: ServeOptions): Promise<number> {
+  const config = withToolOptions(runtime.config(), options);
+  const spec = runtime.modelSpec(config, options.model);
+  // A bad module or MCP config is refused before a server (perhaps first a Temporal CLI download) is started.
+  const toolRegistry = await runtime.loadTools(config);
+  const server = await foregroundServer(config);
   try {
-    const local = { ...config, TEMPORAL_ADDRESS: server.address, temporal: { address: server.address } };
-    const worker = await runtime.startWorker({ config: local, modelSpec: spec, toolRegistry });
+    const worker = await runtime.startWorker({ config, modelSpec: spec, toolRegistry });
     process.stderr.write(
-      `Web UI: ${server.uiUrl}\nWorker polling "${config.SCRATCHPAD_TASK_QUEUE}" with model ${spec}; Ctrl-C to stop.\n`,
+      `${server?.uiUrl ? `Web UI: ${server.uiUrl}\n` : ''}` +
+        `Worker polling "${config.SCRATCHPAD_TASK_QUEUE}" with model ${spec}; Ctrl-C to stop.\n`,
     );
     await runtime.reportTools(toolRegistry);
     await worker.run();
   } finally {
-    await server.stop();
+    await server?.stop();
   }
   return EXIT.ok;
 }
@@ -107,7 +141,7 @@ export async function setupCommand(): Promise<number> {
   return EXIT.ok;
 }
 
-/** `scratchpad server stop`: stop the detached dev server `npm start` left running. */
+/** `scratchpad server stop`: stop the detached dev server `npm start` or `up` left running (its workers stay). */
 export async function serverStopCommand(): Promise<number> {
   const config = runtime.config();
   const stopped = await stopDevServer(config.home);

@@ -5,8 +5,9 @@ import { stagedWorkflowId } from '../../common/ids';
 import { CliError, EXIT, stagedExitCode } from '../errors';
 import * as runtime from '../runtime';
 import { agentContext } from './agent';
+import { followStaged } from '../follow';
 
-/** The options of `scratchpad staged`, once `--agent` and `--task` are known to be there. */
+/** The options of `scratchpad staged`, once AGENT and `--task` are known to be there. */
 export interface StagedOptions {
   agent: string;
   task: string;
@@ -17,6 +18,16 @@ export interface StagedOptions {
   priorScratchpad?: string;
   model?: string;
   json?: boolean;
+}
+
+/** The agent a command names: its AGENT argument or `--agent` (an alias); both, and different, is a usage error. */
+export function agentFrom(argument: string | undefined, option: string | undefined, command: string): string {
+  if (argument !== undefined && option !== undefined && argument !== option) {
+    throw new CliError(`${command}: AGENT "${argument}" and --agent "${option}" differ: give one`, EXIT.usage);
+  }
+  const agentId = argument ?? option;
+  if (agentId === undefined) throw new CliError(`${command} needs an AGENT (or --agent ID)`, EXIT.usage);
+  return agentId;
 }
 
 /** Bytes of a prior scratchpad file read; only the first 2,000 characters reach the model anyway. */
@@ -82,14 +93,15 @@ export function describeStaged(workflowId: string, result: StagedResult, sandbox
   ];
 }
 
-/** `scratchpad staged`: a staged run of one task, waited for; the exit code says verified, unverified or failed. */
-export async function stagedCommand(flags: Partial<StagedOptions>): Promise<number> {
-  if (typeof flags.agent !== 'string' || typeof flags.task !== 'string') {
-    throw new CliError('staged needs --agent ID and --task TEXT (or: scratchpad staged demo)', EXIT.usage);
+/** `scratchpad staged AGENT`: a staged run of one task, followed stage by stage; the exit code says how it ended. */
+export async function stagedCommand(agentArgument: string | undefined, flags: Partial<StagedOptions>): Promise<number> {
+  const agent = agentFrom(agentArgument, flags.agent, 'staged');
+  if (typeof flags.task !== 'string') {
+    throw new CliError('staged needs AGENT and --task TEXT (or: scratchpad staged demo)', EXIT.usage);
   }
-  const options: StagedOptions = { ...flags, agent: flags.agent, task: flags.task };
+  const options: StagedOptions = { ...flags, agent, task: flags.task };
   const context = await agentContext(options.agent);
-  const spec = runtime.modelSpec(context.config, options.model);
+  const spec = runtime.inProcessModel(context.config, options.model);
   const client = await runtime.client(context.config);
   const runs = new StagedRuns(client);
   const { config } = context;
@@ -114,10 +126,27 @@ export async function stagedCommand(flags: Partial<StagedOptions>): Promise<numb
   const n = (await runs.lastNumber(options.agent)) + 1;
   const workflowId = stagedWorkflowId(options.agent, n);
   if (!options.json) process.stderr.write(`Running ${workflowId}…\n`);
-  const result = await runtime.withWorker(client, config, spec, workflowId, async () => {
-    await runs.start(input, { taskQueue: config.SCRATCHPAD_TASK_QUEUE, n });
-    return runs.result(workflowId);
-  });
+  const abort = new AbortController();
+  const following = options.json
+    ? Promise.resolve()
+    : followStaged(client, workflowId, { signal: abort.signal }).catch((error: unknown) => {
+        if (!abort.signal.aborted) process.stderr.write(`(progress unavailable: ${String(error)})\n`);
+      });
+  let result: StagedResult;
+  try {
+    result = await runtime.withWorker(client, config, spec, workflowId, async () => {
+      await runs.start(input, { taskQueue: config.SCRATCHPAD_TASK_QUEUE, n });
+      return runs.result(workflowId);
+    });
+  } catch (error) {
+    abort.abort();
+    await following;
+    throw error;
+  }
+  // The run has closed: its history is complete, so what is left to print comes at once.
+  const grace = setTimeout(() => abort.abort(), 10_000);
+  await following;
+  clearTimeout(grace);
   if (options.json) process.stdout.write(`${JSON.stringify({ workflowId, ...result }, null, 2)}\n`);
   else process.stdout.write(`${describeStaged(workflowId, result, config.sandbox).join('\n')}\n`);
   return stagedExitCode(result);

@@ -12,6 +12,7 @@ import {
 import { CliError, EXIT } from '../errors';
 import * as runtime from '../runtime';
 import { agentContext, onAgentQueue } from './agent';
+import { requireAgent } from './agents';
 
 /** Runs a time-travel request, its refusals (unknown agent or cycle, a cycle not finished) as one-line errors. */
 async function travel<T>(work: () => Promise<T>): Promise<T> {
@@ -41,6 +42,7 @@ export function formatDiff(diff: MemoryDiff): string {
 export async function diffCommand(agentId: string, a: string, b: string | undefined, options: { json?: boolean }) {
   const { config } = await agentContext(agentId);
   const client = await runtime.client(config);
+  await requireAgent(client, agentId, { orAnyRun: true });
   const diff = await travel(() => diffCycles(client, agentId, a, b));
   process.stdout.write(options.json ? `${JSON.stringify(diff, null, 2)}\n` : formatDiff(diff));
   return EXIT.ok;
@@ -51,6 +53,7 @@ export async function forkCommand(agentId: string, options: { at: string; as: st
   const { config } = await agentContext(agentId);
   await agentContext(options.as);
   const client = await runtime.client(config);
+  await requireAgent(client, agentId, { orAnyRun: true });
   const fork = await travel(() => forkAgent(client, { agentId, at: options.at, as: options.as }));
   const { handle: _handle, ...shown } = fork;
   if (options.json) {
@@ -77,8 +80,9 @@ function rewoundBy(): string {
 /** `scratchpad rewind AGENT --to CYCLE`: the agent continues from that cycle's after-state; refused while one runs. */
 export async function rewindCommand(agentId: string, options: { to: string; json?: boolean; model?: string }) {
   const context = await agentContext(agentId);
-  const spec = runtime.modelSpec(context.config, options.model);
   const client = await runtime.client(context.config);
+  await requireAgent(client, agentId, { orAnyRun: true });
+  const spec = runtime.inProcessModel(context.config, options.model);
   const agents = new Agents(client);
   const { config, target } = await onAgentQueue(agents, context.config, context.target);
   const record = await runtime.withWorker(client, config, spec, agentWorkflowId(agentId), () =>

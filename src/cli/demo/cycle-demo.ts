@@ -2,13 +2,12 @@ import * as path from 'node:path';
 import { Agents, snapshotYaml } from '../../client';
 import type { CycleResult } from '../../core/cycle/input';
 import { describeChanges, diffScratchpads } from '../../core/scratchpad/diff';
-import { ensureDevServer } from '../../dev-server/dev-server';
-import { EXIT, outcomeExitCode } from '../errors';
+import { bringUp, runningLines } from '../commands/lifecycle';
+import { CliError, EXIT, outcomeExitCode } from '../errors';
 import { workflowUrl } from '../format';
 import { packageRoot } from '../package-root';
 import * as runtime from '../runtime';
 
-const DEMO_AGENT = 'demo';
 const DEMO_TASK = 'Greet the world: echo a hello message, write hello.txt and read it back';
 
 function indent(text: string): string {
@@ -19,34 +18,44 @@ function indent(text: string): string {
     .join('\n');
 }
 
-/** `scratchpad demo` (`npm start`): a server, a worker and one demo cycle, printed before and after. */
+/**
+ * `scratchpad demo` (`npm start`): `up` (a dev server and a worker left running), then one cycle of a fresh demo
+ * agent, printed before and after. With no model configured the cycle names the scripted model of
+ * examples/demo.jsonl, which the worker `up` starts allows; its entries match the demo's prompts, so a worker keeps
+ * no position in it and serves any number of demo runs.
+ */
 export async function cycleDemoCommand(): Promise<number> {
   const config = runtime.config();
   const log = (line: string) => process.stderr.write(`[demo] ${line}\n`);
-  let spec: string;
-  if (config.SCRATCHPAD_MODEL || config.ANTHROPIC_API_KEY) {
-    spec = runtime.modelSpec(config);
-  } else {
-    spec = `scripted:${path.join(packageRoot(), 'examples', 'demo.jsonl')}`;
-    log('No ANTHROPIC_API_KEY set: the demo uses the scripted model in examples/demo.jsonl.');
+  const configured = runtime.inProcessModel(config);
+  const scripted = `scripted:${path.join(packageRoot(), 'examples', 'demo.jsonl')}`;
+  if (!configured) log('No model configured (ANTHROPIC_API_KEY, SCRATCHPAD_MODEL): the demo cycle names ' + scripted);
+  const running = await bringUp(config, { extraModels: configured ? [] : [scripted], log });
+  const { worker } = running;
+  if (!configured && worker.model !== scripted && !worker.models.includes(scripted)) {
+    throw new CliError(
+      `the worker already running (pid ${worker.pid}) does not allow the demo's scripted model: ` +
+        '`npx scratchpad down`, then `npm start` again, or configure a model',
+    );
   }
-  const server = await ensureDevServer(config, { log });
-  const uiUrl = server.uiUrl ?? config.TEMPORAL_UI_URL;
-  const client = await runtime.client(config);
-  // A task queue of its own, so a worker running elsewhere with another model cannot take the demo's tasks.
-  const demoConfig = { ...config, SCRATCHPAD_TASK_QUEUE: 'scratchpad-demo' };
-  const worker = await runtime.startWorker({ config: demoConfig, modelSpec: spec });
-  log(`worker started (model ${spec}, sandbox ${config.sandbox})`);
-
-  const target = { agentId: DEMO_AGENT, taskQueue: demoConfig.SCRATCHPAD_TASK_QUEUE };
-  const agents = new Agents(client);
-  const record = await worker.runUntil(() => agents.runCycle(target, { tasks: [DEMO_TASK] }));
+  if (configured && worker.model !== configured) {
+    log(
+      `the running worker's model is ${worker.model ?? 'none'}, not ${configured}: \`npx scratchpad down\` to change it`,
+    );
+  }
+  const agentId = `demo-${Date.now().toString(36)}`;
+  log(`demo agent ${agentId}, task queue "${config.SCRATCHPAD_TASK_QUEUE}", worker pid ${worker.pid}`);
+  const agents = new Agents(running.client);
+  const target = { agentId, taskQueue: config.SCRATCHPAD_TASK_QUEUE };
+  const record = await agents.runCycle(target, { tasks: [DEMO_TASK], ...(configured ? {} : { model: scripted }) });
   const states = await agents.cycleStates(record.cycleId);
   const outcome = states.result as CycleResult;
   const before = states.input.before;
   const { runId } = await agents.describeCycle(record.cycleId);
+  const uiUrl = running.server.uiUrl ?? config.TEMPORAL_UI_URL;
   const lines = [
     '',
+    `Demo agent: ${agentId}`,
     `Scratchpad before (${record.cycleId}):`,
     indent(snapshotYaml(before)),
     '',
@@ -60,10 +69,14 @@ export async function cycleDemoCommand(): Promise<number> {
     ...describeChanges(diffScratchpads(before, outcome.after)).map((line) => `  ${line}`),
     '',
     `Web UI: ${workflowUrl(uiUrl, config.TEMPORAL_NAMESPACE, record.cycleId, runId)}`,
-    ...(server.started
-      ? ['The dev server keeps running for the Web UI; stop it with `npx scratchpad server stop`.']
-      : []),
-    'Next: `npx scratchpad show demo`, `npx scratchpad snapshots demo --out ./snapshots`, `npx scratchpad --help`.',
+    ...runningLines(running),
+    `Next: \`npx scratchpad show ${agentId}\`, \`npx scratchpad snapshots ${agentId} --out ./snapshots\`, ` +
+      '`npx scratchpad --help`.',
+    ...(configured
+      ? [`Chat with it: \`npx scratchpad send ${agentId} "Hello"\`.`]
+      : [
+          'To chat with it, configure a model (ANTHROPIC_API_KEY), then `npx scratchpad down` and `npx scratchpad up`.',
+        ]),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   return outcome.outcome === 'completed' ? EXIT.ok : outcomeExitCode(outcome);

@@ -2,7 +2,9 @@ import { RoutedScriptedProvider } from '../../activities/model/routed';
 import { ResearchRuns } from '../../client';
 import type { ResearchInput } from '../../core/research/run';
 import type { Config } from '../../config';
-import { ensureDevServer } from '../../dev-server/dev-server';
+import { ensureDevServer } from '../../dev-server/local-server';
+import { errorMessage } from '../../common/error-message';
+import { CliError } from '../errors';
 import { startAndFollow } from '../commands/research';
 import * as runtime from '../runtime';
 import { fixturePages, serveFixtureWeb } from './fixture-web';
@@ -14,12 +16,15 @@ export async function researchDemoCommand(): Promise<number> {
   const log = (line: string) => process.stderr.write(`[research demo] ${line}\n`);
   const web = await serveFixtureWeb(fixturePages(DEMO_COMPANIES));
   try {
-    await ensureDevServer(config, { log });
+    await ensureDevServer(config, { log }).catch((error: unknown) => {
+      throw new CliError(errorMessage(error));
+    });
     const client = await runtime.client(config);
     const spec = 'scripted:research-demo';
     const demoConfig: Config = {
       ...config,
-      SCRATCHPAD_TASK_QUEUE: 'scratchpad-research-demo',
+      // A queue of its own (derived from the configured one): its scripted models must not meet other workers.
+      SCRATCHPAD_TASK_QUEUE: `${config.SCRATCHPAD_TASK_QUEUE}-research-demo`,
       SCRATCHPAD_SEARCH_URL: web.searchUrl,
       // The fixture web is on loopback, so the demo allows exactly that host.
       SCRATCHPAD_FETCH_ALLOW: web.allowance.fetchAllowHosts,
@@ -29,8 +34,12 @@ export async function researchDemoCommand(): Promise<number> {
     const question = 'Revenue and employees of Acme and Globex';
     const routes = { ...demoRoutes(web.base), ...DEMO_QUERY, [planRoute(question)]: DEMO_PLAN };
     const providers = { [spec]: new RoutedScriptedProvider(routes, 'research-demo') };
-    const worker = await runtime.startWorker({ config: demoConfig, modelSpec: spec, providers });
-    log(`fixture web at ${web.base}; scripted workers; task queue ${demoConfig.SCRATCHPAD_TASK_QUEUE}`);
+    const logFile = runtime.workerLogFile(config);
+    const worker = await runtime.startWorker({ config: demoConfig, modelSpec: spec, providers }, { logFile });
+    log(
+      `fixture web at ${web.base}; scripted workers in this process on task queue ` +
+        `"${demoConfig.SCRATCHPAD_TASK_QUEUE}", logs in ${logFile}`,
+    );
     const input: ResearchInput = {
       runId: `demo-${Date.now().toString(36)}`,
       question,

@@ -2,9 +2,10 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { StagedRuns } from '../../client';
-import { ensureDevServer } from '../../dev-server/dev-server';
+import { ensureDevServer } from '../../dev-server/local-server';
+import { errorMessage } from '../../common/error-message';
 import { describeStaged } from '../commands/staged';
-import { stagedExitCode } from '../errors';
+import { CliError, stagedExitCode } from '../errors';
 import { packageRoot } from '../package-root';
 import * as runtime from '../runtime';
 
@@ -18,13 +19,19 @@ export async function stagedDemoCommand(): Promise<number> {
   const config = runtime.config();
   const log = (line: string) => process.stderr.write(`[staged demo] ${line}\n`);
   const spec = `scripted:${path.join(packageRoot(), 'examples', 'staged-demo.jsonl')}`;
-  await ensureDevServer(config, { log });
+  await ensureDevServer(config, { log }).catch((error: unknown) => {
+    throw new CliError(errorMessage(error));
+  });
   const client = await runtime.client(config);
-  const sandbox = await fs.mkdtemp(path.join(os.tmpdir(), 'scratchpad-staged-demo-'));
-  // Its own task queue and sandbox: a worker elsewhere with another model must not take these tasks.
-  const demoConfig = { ...config, SCRATCHPAD_TASK_QUEUE: 'scratchpad-staged-demo', sandbox };
-  const worker = await runtime.startWorker({ config: demoConfig, modelSpec: spec });
-  log(`worker started (model ${spec}, sandbox ${sandbox})`);
+  // A fresh directory, inside SCRATCHPAD_SANDBOX when set: verification runs `node --test` over all it holds.
+  const parent = config.SCRATCHPAD_SANDBOX ? config.sandbox : os.tmpdir();
+  await fs.mkdir(parent, { recursive: true });
+  const sandbox = await fs.mkdtemp(path.join(parent, 'scratchpad-staged-demo-'));
+  // Its own task queue (derived from the configured one): a worker elsewhere with another model must not take these.
+  const demoConfig = { ...config, SCRATCHPAD_TASK_QUEUE: `${config.SCRATCHPAD_TASK_QUEUE}-staged-demo`, sandbox };
+  const logFile = runtime.workerLogFile(config);
+  const worker = await runtime.startWorker({ config: demoConfig, modelSpec: spec }, { logFile });
+  log(`worker started in this process (model ${spec}, sandbox ${sandbox}, logs in ${logFile})`);
   const agentId = `staged-demo-${Date.now()}`;
   const runs = new StagedRuns(client);
   const { result, workflowId } = await worker.runUntil(async () => {

@@ -15,12 +15,14 @@ const DESCRIPTIONS = {
   send: 'one chat turn (respond, then reflect into the scratchpad); prints the reply',
   chat: 'interactive chat: each line is a send; /scratchpad, /directive TEXT (held for the next turn), /quit',
   directive: "steer an agent: reaches the running cycle's next iteration, or waits for the next cycle",
-  wake: 'signal the agent to run a task cycle if tasks are pending (a running worker picks it up)',
+  wake: 'signal the agent to run a task cycle if tasks are pending (a running worker picks it up); --follow shows it',
   enqueue: "add tasks or goals to the agent's scratchpad without running a cycle",
   inject: 'set one scratchpad section (REPLACE, "APPEND: text" or CLEAR), e.g. identity_user',
-  status: 'cycles, running cycle, held directives, token usage and cost of an agent',
-  configure: 'change how an agent runs its cycles: models, budget, tools, which tools ask a person first',
-  export: "print an agent's scratchpad and settings as JSON, for import",
+  status:
+    'cycles, what runs, held directives, approvals, token usage, cost and settings of an agent (no worker needed)',
+  configure:
+    'change how an agent runs its cycles: models, budget, tools, which tools ask a person first; alone, show them',
+  export: "print an agent's scratchpad and settings as JSON, for import (no worker needed)",
   import: "replace an agent's scratchpad from an export (or a scratchpad YAML/JSON file)",
   diff: "an agent's memory between cycles, section by section, from histories (no worker, no model call)",
   fork: "start a new agent whose memory is one cycle's after-state; its export records the origin (no model call)",
@@ -28,8 +30,8 @@ const DESCRIPTIONS = {
 } as const;
 
 /**
- * Adds the commands that talk to an agent: chat, directives, tasks, status, settings, export and import, and memory
- * time travel (diff, fork, rewind).
+ * Adds the commands that talk to an agent: chat, directives, tasks, status, settings, export and import, memory time
+ * travel (diff, fork, rewind), and `agents list` / `agents delete`.
  */
 export function registerAgentCommands(program: Command, action: LazyAction): void {
   const agent = () => import('../commands/agent');
@@ -43,10 +45,19 @@ export function registerAgentCommands(program: Command, action: LazyAction): voi
     .option('--json', 'print reply, cycle id and outcome as JSON')
     .action(action(agent, 'sendCommand'));
   command('chat', true).action(action(() => import('../commands/chat'), 'chatCommand'));
-  command('directive').argument('<text>', 'the directive').action(action(agent, 'directiveCommand'));
-  command('wake')
+  const create = [
+    '--create',
+    'start the agent when it does not exist (otherwise an unknown agent is an error)',
+  ] as const;
+  command('directive')
+    .argument('<text>', 'the directive')
+    .option(...create)
+    .action(action(agent, 'directiveCommand'));
+  command('wake', true)
+    .option(...create)
     .option('--task <text>', 'task to enqueue first (repeatable)', collect, [])
-    .action(action(agent, 'wakeCommand'));
+    .option('--follow', 'show the cycle the wake starts, step by step, until its outcome (or that none started)')
+    .action(action(() => import('../commands/wake'), 'wakeCommand'));
   command('enqueue', true)
     .option('--task <text>', 'task (repeatable)', collect, [])
     .option('--goal <text>', 'goal (repeatable)', collect, [])
@@ -55,7 +66,8 @@ export function registerAgentCommands(program: Command, action: LazyAction): voi
     .argument('<section>', 'update key, e.g. identity_user, understanding_known, workspace')
     .argument('<text>', 'content')
     .action(action(agent, 'injectCommand'));
-  command('status', true).option('--json', 'print as JSON').action(action(agent, 'statusCommand'));
+  const read = () => import('../commands/show');
+  command('status').option('--json', 'print as JSON').action(action(read, 'statusCommand'));
   // Not commander's negation of --approve: its own list, removed from the agent's.
   const noApprove = new Option(
     '--no-approve <list>',
@@ -83,9 +95,23 @@ export function registerAgentCommands(program: Command, action: LazyAction): voi
       'how long a call waits for a decision before it is denied (default 24h)',
       durationParser('--approval-timeout'),
     )
+    .option('--create', 'start the agent with these settings when it does not exist')
+    .option('--json', 'print the settings as JSON')
     .action(action(() => import('../commands/configure'), 'configureCommand'));
-  command('export', true).action(action(agent, 'exportCommand'));
+  command('export').action(action(read, 'exportCommand'));
   command('import', true).argument('<file>', 'file written by export').action(action(agent, 'importCommand'));
+  const agents = program.command('agents').description('list and delete agents (no worker needed)');
+  agents
+    .command('list')
+    .description('every agent of the namespace, the most recently active first: cycles, last outcome, approvals')
+    .option('--json', 'print as JSON')
+    .action(action(() => import('../commands/agents'), 'agentsListCommand'));
+  agents
+    .command('delete')
+    .description('end an agent: its schedules, its workflow and its running cycles and staged runs (terminated)')
+    .argument('<agent>', 'agent id')
+    .option('--purge', 'also delete its stored observations (SCRATCHPAD_OBSERVATIONS); histories stay')
+    .action(action(() => import('../commands/agents'), 'agentsDeleteCommand'));
   const travel = () => import('../commands/time-travel');
   command('diff')
     .argument('<a>', 'a cycle (number or id); alone: its before-state against its after-state')

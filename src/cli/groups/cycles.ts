@@ -7,9 +7,18 @@ export function registerCycleCommands(program: Command, action: LazyAction): voi
   const show = () => import('../commands/show');
   program
     .command('cycle')
-    .description('run one task cycle of an agent (through its agent workflow, one at a time) and wait for the outcome')
-    .requiredOption('--agent <id>', 'agent id')
-    .option('--task <text>', 'task to enqueue before the cycle (repeatable)', collect, [])
+    .description(
+      'run one task cycle of an agent (through its agent workflow, one at a time), showing each step, and wait for ' +
+        'the outcome',
+    )
+    .argument('[agent]', 'agent id (or --agent)')
+    .option('--agent <id>', 'agent id: the same as the AGENT argument')
+    .option(
+      '--task <text>',
+      "task to enqueue before the cycle (repeatable); behind the agent's current task, if it has one",
+      collect,
+      [],
+    )
     .option(
       '--max-iterations <n>',
       'model calls before giving up (default 10)',
@@ -22,7 +31,7 @@ export function registerCycleCommands(program: Command, action: LazyAction): voi
     .option('--model <spec>', 'model spec (overrides SCRATCHPAD_MODEL)')
     .option('--tools <list>', "tools offered in this cycle, by name or glob: 'fs_*,web_fetch'", parseToolPatterns)
     .option('--prior-scratchpad <path|last>', "a file, or 'last' for the agent's previous run's notes")
-    .option('--json', 'print the result as JSON')
+    .option('--json', 'print only the result, as JSON (no progress)')
     .action(action(() => import('../commands/cycle'), 'cycleCommand'));
   program
     .command('show')
@@ -35,7 +44,7 @@ export function registerCycleCommands(program: Command, action: LazyAction): voi
     .command('snapshots')
     .description('write active.yaml and <cycle>_before/_after.yaml snapshots from the histories')
     .argument('<agent>', 'agent id')
-    .requiredOption('--out <dir>', 'directory to write')
+    .requiredOption('--out <dir>', 'directory to write, or - for one YAML stream on stdout')
     .action(action(show, 'snapshotsCommand'));
   program
     .command('replay')
@@ -48,7 +57,7 @@ export function registerCycleCommands(program: Command, action: LazyAction): voi
     .command('trace')
     .description('per turn: input, response, scratchpad before and after, from histories')
     .argument('<agent>', 'agent id')
-    .requiredOption('--out <file>', 'JSON file to write')
+    .requiredOption('--out <file>', 'JSON file to write, or - for stdout')
     .action(action(() => import('../commands/agent'), 'traceCommand'));
   program
     .command('timeline')

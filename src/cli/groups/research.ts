@@ -12,7 +12,7 @@ export function registerResearchCommands(program: Command, action: LazyAction): 
     .command('start')
     .description(
       'start a run; prints the STRATEGY (planned from the question when --entities or --fields is left out), ' +
-        'entries as they land, then the answer with its citations',
+        'entries as they land, then the answer with its citations; exits 6 when the run ends incomplete',
     )
     .argument('<question>', 'the question')
     .option('--entities <list>', "comma-separated entities (default: the supervisor's model plans them)")
@@ -29,23 +29,24 @@ export function registerResearchCommands(program: Command, action: LazyAction): 
         "given; default SCRATCHPAD_MODEL); also the workers' model unless --worker-model",
     )
     .option('--worker-model <spec>', 'model the research workers use (default: --model)')
-    .option('--run-id <id>', 'run id (default run-<time>)')
+    .option('--run-id <id>', 'run id (default run-<time>); the workflow id is research/<id>')
     .action(action(commands, 'researchStartCommand'));
   research
     .command('board')
     .description("print a run's board")
-    .argument('<run>', 'run id')
+    .argument('<run>', 'run id, with or without research/ (research/run-1 or run-1)')
     .option('--json', 'print as JSON')
     .action(action(commands, 'researchBoardCommand'));
   research
     .command('directive')
-    .description('send a user directive; the supervisor revises STRATEGY without stopping workers')
-    .argument('<run>', 'run id')
+    .description('send a user directive to a running run; the supervisor revises STRATEGY without stopping workers')
+    .argument('<run>', 'run id, with or without research/')
     .argument('<text>', 'the directive')
     .action(action(commands, 'researchDirectiveCommand'));
   research
     .command('list')
-    .description('list research runs and their outcome')
+    .description('list the research runs of this task queue (SCRATCHPAD_TASK_QUEUE) and their outcome')
+    .option('--all', 'list the runs of every task queue')
     .action(action(commands, 'researchListCommand'));
   research
     .command('demo')

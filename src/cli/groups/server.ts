@@ -15,29 +15,53 @@ const MCP_CONFIG = [
   'MCP servers whose tools agents get: JSON in the mcpServers shape (overrides SCRATCHPAD_MCP_CONFIG)',
 ] as const;
 
+/** The options of every command that runs a worker: `up`, `dev`, `worker`. */
+function workerOptions(command: Command): Command {
+  return command
+    .option('--model <spec>', 'model spec (overrides SCRATCHPAD_MODEL)')
+    .option(...MODELS)
+    .option(...TOOLS_MODULE)
+    .option(...MCP_CONFIG);
+}
+
 /** Adds the commands that run things: the demo, a dev server, a worker, cluster setup. */
 export function registerServerCommands(program: Command, action: LazyAction): void {
   const serve = () => import('../commands/serve');
+  const lifecycle = () => import('../commands/lifecycle');
   program
     .command('demo')
-    .description('start a dev server if needed, run one demo cycle, print the scratchpad before and after (npm start)')
+    .description(
+      'run `up`, then one demo cycle with a fresh demo agent; print the scratchpad before and after (npm start)',
+    )
     .action(action(() => import('../demo/cycle-demo'), 'cycleDemoCommand'));
+  workerOptions(
+    program
+      .command('up')
+      .description(
+        'start a dev server (unless one answers at TEMPORAL_ADDRESS) and a worker, both in the background, logs in ' +
+          'the data directory; reuses what runs',
+      ),
+  ).action(action(lifecycle, 'upCommand'));
   program
-    .command('dev')
-    .description('run a dev server (SQLite file, Web UI) and a worker in the foreground')
-    .option('--model <spec>', 'model spec (overrides SCRATCHPAD_MODEL)')
-    .option(...MODELS)
-    .option(...TOOLS_MODULE)
-    .option(...MCP_CONFIG)
-    .action(action(serve, 'devCommand'));
+    .command('down')
+    .description('stop the worker `up` started and the dev server scratchpad started (never a server it did not)')
+    .option('--keep-server', 'stop only the workers')
+    .action(action(lifecycle, 'downCommand'));
   program
-    .command('worker')
-    .description('run a worker for the configured task queue')
-    .option('--model <spec>', 'model spec (overrides SCRATCHPAD_MODEL)')
-    .option(...MODELS)
-    .option(...TOOLS_MODULE)
-    .option(...MCP_CONFIG)
-    .action(action(serve, 'workerCommand'));
+    .command('ps')
+    .description('what runs: the dev server (address, Web UI, pid), background workers (pid, queue, model, log)')
+    .action(action(lifecycle, 'psCommand'));
+  workerOptions(
+    program
+      .command('dev')
+      .description(
+        'run a dev server (SQLite file, Web UI), or use the one answering at TEMPORAL_ADDRESS, and a worker in the ' +
+          'foreground',
+      ),
+  ).action(action(serve, 'devCommand'));
+  workerOptions(program.command('worker').description('run a worker for the configured task queue')).action(
+    action(serve, 'workerCommand'),
+  );
   program
     .command('tools')
     .description('the tools a running worker offers: name, source (builtin, code, mcp:NAME), policy, description')
@@ -50,8 +74,8 @@ export function registerServerCommands(program: Command, action: LazyAction): vo
     .action(action(serve, 'setupCommand'));
   program
     .command('server')
-    .description('manage the detached dev server that `npm start` starts')
+    .description('manage the detached dev server that `npm start` and `up` start')
     .command('stop')
-    .description('stop it')
+    .description('stop it (as `down` does, leaving the workers)')
     .action(action(serve, 'serverStopCommand'));
 }

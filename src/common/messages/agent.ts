@@ -2,6 +2,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type {
   AgentSettings,
   AgentStatus,
+  CancelCycleArgs,
   CycleRecord,
   DirectiveRecord,
   EnqueueArgs,
@@ -29,6 +30,11 @@ export const injectUpdate = defineUpdate<string, [InjectArgs]>('inject');
 /** Replaces the active scratchpad (`scratchpad import`). */
 export const importUpdate = defineUpdate<void, [Scratchpad]>('import');
 export const configureUpdate = defineUpdate<AgentSettings, [Partial<AgentSettings>]>('configure');
+/**
+ * Cancels the cycle that runs now (refused for any other), leaving the scratchpad as it was; resolves once the agent
+ * has recorded it (outcome `cancelled`, or the cycle's own when it ended first). A waiting `send` answers `cancelled`.
+ */
+export const cancelCycleUpdate = defineUpdate<CycleRecord, [CancelCycleArgs]>('cancelCycle');
 
 /** Runs a task cycle when tasks are pending (schedules send it with signal-with-start). */
 export const wakeSignal = defineSignal<[WakeArgs?]>('wake');

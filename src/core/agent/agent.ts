@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_BUDGET_CHARS } from '../scratchpad/budget';
 import {
-  CycleOutcomeSchema,
   type CycleResult,
   DEFAULT_MAX_ITERATIONS,
   MAX_APPROVAL_TIMEOUT_MS,
@@ -16,6 +15,7 @@ import { codePointLength, headCodePoints } from '../text';
 import { shareable } from '../shareable';
 import { ToolPatternsSchema } from '../tools/select';
 import type { PendingApproval } from '../tools/approval';
+import { type AgentCycleOutcome, AgentCycleOutcomeSchema } from './cancel';
 import { KEPT_REWINDS, type Origin, OriginSchema, type RewindRecord, RewindRecordSchema } from './time-travel';
 
 /** Cycles the agent remembers, oldest dropped first. */
@@ -75,7 +75,7 @@ export const CycleRecordSchema = shareable(
   z.object({
     cycleId: z.string(),
     trigger: TriggerSchema(),
-    outcome: CycleOutcomeSchema(),
+    outcome: AgentCycleOutcomeSchema(),
     iterations: z.number(),
     usage: UsageSchema(),
     directives: z.array(z.string()),
@@ -83,6 +83,7 @@ export const CycleRecordSchema = shareable(
   }),
 );
 export type CycleRecord = z.infer<ReturnType<typeof CycleRecordSchema>>;
+export { type AgentCycleOutcome, type CancelCycleArgs, CancelCycleArgsSchema } from './cancel';
 
 export const DirectiveRecordSchema = shareable(z.object({ text: z.string(), cycleId: z.string().nullable() }));
 export type DirectiveRecord = z.infer<ReturnType<typeof DirectiveRecordSchema>>;
@@ -123,7 +124,10 @@ function characters(max: number) {
     .refine((text) => codePointLength(text) <= max, { message: `at most ${max} characters` });
 }
 
-export const SendArgsSchema = shareable(z.object({ message: characters(MAX_MESSAGE_CHARS) }));
+/** `model`: this turn's model instead of the agent's (the worker resolves it against its allow-list). */
+export const SendArgsSchema = shareable(
+  z.object({ message: characters(MAX_MESSAGE_CHARS), model: z.string().min(1).max(1000).optional() }),
+);
 export { DirectiveTextSchema } from '../cycle/input';
 export const EnqueueArgsSchema = shareable(
   z
@@ -164,13 +168,13 @@ export type WakeArgs = z.input<ReturnType<typeof WakeArgsSchema>>;
 
 /**
  * A chat turn's answer, given as soon as respond ends (the reply first): `outcome` is respond's — `completed`, or
- * `max_iterations` — and `failed` only when respond itself failed. Reflect runs after; a reflect that fails shows in the
- * agent's notes and cycle record, not here.
+ * `max_iterations` — `failed` only when respond itself failed, and `cancelled` when the turn was cancelled first. Reflect
+ * runs after; a reflect that fails shows in the agent's notes and cycle record, not here.
  */
 export interface SendResult {
   reply: string;
   cycleId: string;
-  outcome: z.infer<ReturnType<typeof CycleOutcomeSchema>>;
+  outcome: AgentCycleOutcome;
   error?: string;
 }
 

@@ -69,6 +69,11 @@ function boardLine(entry: BoardEntry): string {
  * model-written field is escaped: a hostile value cannot restyle the page or add links.
  */
 export function renderBoard(entries: readonly BoardEntry[], status: ResearchStatus): string {
+  return boardSections(entries, status).join('\n\n').slice(0, 20_000);
+}
+
+/** {@link renderBoard}'s sections, the status line first, for a caller that caps them by whole sections. */
+export function boardSections(entries: readonly BoardEntry[], status: ResearchStatus): string[] {
   const head = `**research ${literal(status.runId)}**: ${status.outcome}, ${status.entries} entries, ${status.activeWorkers.length} workers active`;
   const sections = ENTRY_TYPES.flatMap((type) => {
     const ofType = entries.filter((entry) => entry.type === type);
@@ -85,7 +90,7 @@ export function renderBoard(entries: readonly BoardEntry[], status: ResearchStat
   const noted = notes.length > 0 ? [`### notes\n${notes.join('\n')}`] : [];
   // A call waiting for a person comes before them: the run does not go on for that fact until someone decides.
   const waiting = status.approvals?.length ? [awaitingLines(status.approvals)] : [];
-  return [head, ...waiting, ...noted, ...sections, ...missing].join('\n\n').slice(0, 20_000);
+  return [head, ...waiting, ...noted, ...sections, ...missing];
 }
 
 /** Calls shown by line in the details; `status` lists every one. */

@@ -134,7 +134,12 @@ export function normalizeScratchpad(input: unknown): Scratchpad {
       merged[key] = value;
     }
   }
-  return ScratchpadSchema().parse(merged);
+  const parsed = ScratchpadSchema().safeParse(merged);
+  if (parsed.success) return parsed.data;
+  // One readable line (`goals: expected array…`), not a ZodError's JSON list of issues.
+  throw new Error(
+    parsed.error.issues.map((issue) => `${issue.path.join('.') || 'scratchpad'}: ${issue.message}`).join('; '),
+  );
 }
 
 /** Adds tasks to the queue; the first becomes `current_task` when none is set. */

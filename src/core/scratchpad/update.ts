@@ -64,11 +64,13 @@ function applyText(existing: string, operation: Operation, append: (existing: st
 /** Appends to notes, dropping the oldest lines when they would exceed {@link MAX_NOTES_CHARS}. */
 export function appendNote(notes: string, line: string): string {
   const marker = '[… earlier notes trimmed]';
-  let next = `${notes}\n${line}`;
+  // No separator before the first line, and none kept from notes written before: notes never begin with a blank line.
+  const kept = notes.replace(/^\n+/, '');
+  let next = kept === '' ? line : `${kept}\n${line}`;
   if (codePointLength(next) <= MAX_NOTES_CHARS) return next;
   const lines = next.split('\n').filter((entry) => entry !== marker);
-  while (lines.length > 1 && codePointLength(lines.join('\n')) + marker.length + 2 > MAX_NOTES_CHARS) lines.shift();
-  next = `\n${marker}\n${lines.join('\n')}`;
+  while (lines.length > 1 && codePointLength(lines.join('\n')) + marker.length + 1 > MAX_NOTES_CHARS) lines.shift();
+  next = `${marker}\n${lines.join('\n')}`;
   return codePointLength(next) <= MAX_NOTES_CHARS ? next : tailCodePoints(next, MAX_NOTES_CHARS);
 }
 

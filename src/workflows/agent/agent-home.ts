@@ -4,6 +4,7 @@ import {
   type AgentSettings,
   AgentSettingsSchema,
   type AgentStatus,
+  CancelCycleArgsSchema,
   type CycleRecord,
   type DirectiveRecord,
   EnqueueArgsSchema,
@@ -12,15 +13,11 @@ import {
   RunCycleArgsSchema,
   SendArgsSchema,
   type SendResult,
-  boundedUsageByModel,
-  cycleRecordOf,
-  rememberCycle,
   withNotice,
 } from '../../core/agent/agent';
 import { fitHandover } from '../../core/agent/handover';
 import { MAX_CYCLE_DIRECTIVES } from '../../core/cycle/input';
-import { reconcileDirectives } from '../../core/agent/directives';
-import { type Usage, mergeUsageByModel } from '../../core/cycle/model';
+import type { Usage } from '../../core/cycle/model';
 import {
   type Scratchpad,
   ScratchpadSchema,
@@ -34,10 +31,11 @@ import { AgentError } from '../../common/failure-types';
 import { cycleWorkflowId } from '../../common/ids';
 import { agentIdKey, cycleCountKey, lastOutcomeKey } from '../../common/search-attributes';
 import { ChildCycle, cycleInputFor, summaryOf } from './child-cycle';
+import { adoptCycle } from './cycle-end';
 import { DeferredChanges } from './deferred-changes';
 import { type Finished, type WorkItem, WorkQueue } from './work-queue';
 import { directiveOf, wakeOf } from './signals';
-import { agentStatus } from './agent-status';
+import { agentStatus, statusMemo } from './agent-status';
 import { replyOf } from './reply-first';
 import { TimeTravel } from './time-travel';
 import { wokenState } from './wake';
@@ -94,7 +92,19 @@ export class AgentHome {
 
   /** A chat turn, answered as soon as its cycle sends the reply (see {@link reply}); reflect runs after. */
   send(args: unknown): Promise<SendResult> {
-    return this.queue.ask(SendArgsSchema().parse(args).message);
+    const { message, model } = SendArgsSchema().parse(args);
+    return this.queue.ask(message, model);
+  }
+
+  /** Cancels the running cycle (the validator checked it is `args.cycleId`); resolves once it is recorded. */
+  cancelCycle(args: unknown): Promise<CycleRecord> {
+    const { cycleId } = CancelCycleArgsSchema().parse(args);
+    const { running } = this;
+    // The validator ran against the same state in the same activation; checked again for the types' sake.
+    if (running?.cycleId !== cycleId)
+      throw ApplicationFailure.nonRetryable(`${cycleId} does not run`, AgentError.BadInput);
+    running.cancel();
+    return running.ended;
   }
 
   /** The `reply` signal of the running chat cycle: answers its `send` while the cycle reflects. */
@@ -210,9 +220,9 @@ export class AgentHome {
     if (item) this.queue.finish(item, await this.runItem(item));
   }
 
-  // The memo lets `show` and `snapshots` read the active scratchpad from the server with no worker running.
+  // The memo lets `show`, `snapshots` and `status` read the agent from the server with no worker running.
   private persist(): void {
-    upsertMemo({ scratchpad: this.scratchpad, ...this.travel.memo() });
+    upsertMemo({ scratchpad: this.scratchpad, status: statusMemo(this.status()), ...this.travel.memo() });
   }
 
   private async runItem(item: WorkItem): Promise<Finished> {
@@ -225,20 +235,14 @@ export class AgentHome {
     this.running = child;
     const result = await child.run(summaryOf(item, this.scratchpad));
     this.running = null;
-    this.scratchpad = { ...result.after, last_updated: new Date().toISOString() };
-    const shown = (result.directives ?? []).map((entry) => entry.text);
-    const book = { held: this.heldDirectives, log: this.directiveLog };
-    const given = child.given;
-    ({ held: this.heldDirectives, log: this.directiveLog } = reconcileDirectives(book, { cycleId, given, shown }));
-    this.usageByModel = boundedUsageByModel(mergeUsageByModel(this.usageByModel, result.usageByModel ?? {}));
-    const record = cycleRecordOf(result, child.trigger, shown);
-    this.cycles = rememberCycle(this.cycles, record);
+    const record = adoptCycle(this, child, result);
     upsertSearchAttributes([
       { key: cycleCountKey, value: this.cycleCount },
-      { key: lastOutcomeKey, value: result.outcome },
+      { key: lastOutcomeKey, value: record.outcome },
     ]);
     this.changes.release();
     this.persist();
-    return { record, reply: result.reply };
+    child.recorded(record);
+    return { record, ...(result !== 'cancelled' ? { reply: result.reply } : {}) };
   }
 }

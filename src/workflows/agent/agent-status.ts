@@ -1,5 +1,6 @@
 import type { AgentSettings, AgentStatus } from '../../core/agent/agent';
 import { totalCost } from '../../core/cycle/cost';
+import { oldestWithin } from '../../core/payload';
 import { type Usage, totalUsage } from '../../core/cycle/model';
 import type { ChildCycle } from './child-cycle';
 import type { TimeTravel } from './time-travel';
@@ -32,4 +33,15 @@ export function agentStatus(home: StatusSource, running: ChildCycle | null, queu
     notices: [...home.notices],
     ...home.travel.status(),
   };
+}
+
+/** Held directives the status memo shows, oldest first: their full text is the `status` query's. */
+const MEMO_DIRECTIVES_BYTES = 16 * 1024;
+
+/**
+ * The status as the agent's memo carries it, for readers with no worker: the held directives cut to a small budget
+ * (a hundred of them could weigh 200 KB), the rest as the query answers it.
+ */
+export function statusMemo(status: AgentStatus): AgentStatus {
+  return { ...status, heldDirectives: oldestWithin(status.heldDirectives, MEMO_DIRECTIVES_BYTES) };
 }

@@ -7,6 +7,7 @@ import {
   SendArgsSchema,
 } from '../../core/agent/agent';
 import {
+  cancelCycleUpdate,
   configureUpdate,
   cyclesQuery,
   directiveSignal,
@@ -26,7 +27,14 @@ import { AgentError } from '../../common/failure-types';
 import { parseWorkflowInput } from '../../common/workflow-input';
 import { AgentHome } from './agent-home';
 import { registerApprovals } from './approvals';
-import { validate, validateConfigure, validateImport, validateInject, validateQueue } from './validators';
+import {
+  validate,
+  validateCancel,
+  validateConfigure,
+  validateImport,
+  validateInject,
+  validateQueue,
+} from './validators';
 import { validateRewind } from './time-travel';
 
 /** Queries, signals and updates of the agent workflow, each handed to its home. */
@@ -46,6 +54,9 @@ function registerHandlers(home: AgentHome): void {
   setHandler(importUpdate, (state) => home.import(state), { validator: (state) => validateImport(state) });
   setHandler(configureUpdate, (changes) => home.configure(changes), {
     validator: (changes) => validateConfigure(home.settings, changes),
+  });
+  setHandler(cancelCycleUpdate, (args) => home.cancelCycle(args), {
+    validator: (args) => validateCancel(home.status().running?.cycleId, args),
   });
   setHandler(rewindUpdate, (args) => home.rewind(args), { validator: (args) => validateRewind(home.status(), args) });
   setHandler(wakeSignal, (args) => home.wake(args));

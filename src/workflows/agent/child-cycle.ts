@@ -1,5 +1,5 @@
-import type { ChildWorkflowHandle } from '@temporalio/workflow';
-import { type AgentSettings, cacheTtlInput } from '../../core/agent/agent';
+import { CancellationScope, type ChildWorkflowHandle, isCancellation } from '@temporalio/workflow';
+import { type AgentSettings, type CycleRecord, cacheTtlInput } from '../../core/agent/agent';
 import type { CycleInput, CycleResult, Trigger } from '../../core/cycle/input';
 import { ZERO_USAGE } from '../../core/cycle/model';
 import type { Scratchpad } from '../../core/scratchpad/scratchpad';
@@ -29,14 +29,14 @@ export function cycleInputFor(
     ...cacheTtlInput(settings, item.kind === 'chat' ? 'chat' : item.trigger),
   };
   if (item.kind === 'chat') {
-    const { maxIterations, model, reflectModel, twoPhase } = settings;
+    const { maxIterations, reflectModel, twoPhase } = settings;
     return {
       kind: 'chat',
       ...common,
       trigger: 'chat',
       message: item.message,
       maxIterations,
-      model,
+      model: item.model || settings.model,
       reflectModel,
       twoPhase,
     };
@@ -63,6 +63,11 @@ export class ChildCycle {
   /** Directives received while this cycle ran, in order. */
   readonly forwarded: string[] = [];
   private handle?: ChildWorkflowHandle<AgentCycleWorkflow>;
+  private readonly scope = new CancellationScope();
+  private cancelRequested = false;
+  private settle: (record: CycleRecord) => void = () => undefined;
+  /** The cycle as the agent recorded it, once it has (see {@link recorded}). */
+  readonly ended = new Promise<CycleRecord>((resolve) => (this.settle = resolve));
 
   constructor(readonly input: CycleInput & { cycleId: string; trigger: Trigger }) {}
 
@@ -88,15 +93,35 @@ export class ChildCycle {
     if (this.handle) void this.handle.signal(directiveSignal, text).catch(() => undefined);
   }
 
-  /** Runs the cycle to its result; one that fails outside its own fallback leaves the memory as it was. */
-  async run(summary: string): Promise<CycleResult> {
+  /**
+   * Asks the cycle to stop: its child workflow is cancelled (ending CANCELLED once its running activities are told),
+   * and {@link run} resolves `'cancelled'` when it has.
+   */
+  cancel(): void {
+    this.cancelRequested = true;
+    this.scope.cancel();
+  }
+
+  /** Hands the agent's record of this cycle to whoever waits on {@link ended}. */
+  recorded(record: CycleRecord): void {
+    this.settle(record);
+  }
+
+  /**
+   * Runs the cycle to its result; one that fails outside its own fallback leaves the memory as it was, and one
+   * cancelled (see {@link cancel}) is `'cancelled'`. In a scope of its own, so cancelling it touches nothing else.
+   */
+  async run(summary: string): Promise<CycleResult | 'cancelled'> {
     const { agentId, cycleId, before } = this.input;
     try {
-      const handle = await startCycleChild(this.input, summary);
-      this.handle = handle;
-      for (const text of this.forwarded) void handle.signal(directiveSignal, text).catch(() => undefined);
-      return await handle.result();
+      return await this.scope.run(async () => {
+        const handle = await startCycleChild(this.input, summary);
+        this.handle = handle;
+        for (const text of this.forwarded) void handle.signal(directiveSignal, text).catch(() => undefined);
+        return await handle.result();
+      });
     } catch (error) {
+      if (this.cancelRequested && isCancellation(error)) return 'cancelled';
       const message = failureMessage(error);
       const after = { ...before, notes: `Cycle ${cycleId} failed: ${message}` };
       return { agentId, cycleId, outcome: 'failed', after, iterations: 0, usage: ZERO_USAGE, error: message };

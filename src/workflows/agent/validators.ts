@@ -6,6 +6,7 @@ import {
   InjectArgsSchema,
   type RunCycleArgsSchema,
 } from '../../core/agent/agent';
+import { CancelCycleArgsSchema, cancelRefusal } from '../../core/agent/cancel';
 import { type Scratchpad, ScratchpadSchema, enqueueTasks } from '../../core/scratchpad/scratchpad';
 import { importViolation, queueViolation } from '../../core/scratchpad/state-caps';
 import { safeApply } from '../../core/scratchpad/update';
@@ -53,4 +54,11 @@ export function validateConfigure(settings: AgentSettings, changes: unknown): vo
   // Quietly ignoring a misspelt setting would leave the user believing it changed.
   if (unknown.length > 0) throw new Error(`unknown setting ${JSON.stringify(unknown[0]).slice(0, 100)}`);
   validate(AgentSettingsSchema(), { ...settings, ...(changes as object) });
+}
+
+/** `cancelCycle`: only the cycle that runs now (`running`, its id) can be cancelled. */
+export function validateCancel(running: string | undefined, args: unknown): void {
+  validate(CancelCycleArgsSchema(), args);
+  const refusal = cancelRefusal(running, CancelCycleArgsSchema().parse(args).cycleId);
+  if (refusal) throw new Error(refusal);
 }

@@ -5,7 +5,7 @@ import type { Trigger } from '../../core/cycle/input';
 
 /** Work for one cycle: a chat turn, or a task cycle with optional overrides. */
 export type Work =
-  | { kind: 'chat'; message: string }
+  | { kind: 'chat'; message: string; model?: string }
   | {
       kind: 'task';
       trigger: Trigger;
@@ -46,8 +46,8 @@ export class WorkQueue {
    * Queues a chat turn; resolves with its reply as soon as its cycle sends it ({@link reply}), or once the cycle has
    * ended (a cycle that sends none: single-phase, a failed respond, histories from before the reply came first).
    */
-  async ask(message: string): Promise<SendResult> {
-    const id = this.push({ kind: 'chat', message });
+  async ask(message: string, model?: string): Promise<SendResult> {
+    const id = this.push({ kind: 'chat', message, ...(model ? { model } : {}) });
     await condition(() => this.finished.has(id) || this.replies.has(id));
     const { finished, reply } = this.take(id);
     if (reply) return { reply: reply.reply, cycleId: reply.cycleId, outcome: reply.outcome };

@@ -24,6 +24,8 @@ import { runChatTurn } from './chat-turn';
 import { CycleRun } from './cycle-run';
 import { runTaskLoop } from './task-loop';
 import type { CycleFeature } from './tool-handler';
+import { cycleDetails, cycleOutcomeLine } from './cycle-details';
+import { recordOutcomeMemo } from './run-details';
 
 const { archiveContent } = proxyActivities<Activities>({
   startToCloseTimeout: '1m',
@@ -74,7 +76,10 @@ export async function runCycle(input: ParsedCycleInput, features: readonly Cycle
       outcome = await runTaskLoop(run);
     }
   } catch (err) {
-    if (isCancellation(err)) throw err;
+    if (isCancellation(err)) {
+      recordEnd(run, 'cancelled', undefined, true);
+      throw err;
+    }
     outcome = 'failed';
     error = failureMessage(err);
     reply = run.reply;
@@ -84,6 +89,7 @@ export async function runCycle(input: ParsedCycleInput, features: readonly Cycle
   after = run.state;
   run.publish(`end: ${outcome}`, `**Outcome:** ${outcome}${error ? ` — ${error}` : ''}\n\n`);
   upsertSearchAttributes([{ key: cycleOutcomeKey, value: outcome }]);
+  recordEnd(run, outcome, error, false, reply);
   return {
     agentId: input.agentId,
     cycleId,
@@ -100,4 +106,30 @@ export async function runCycle(input: ParsedCycleInput, features: readonly Cycle
     ...(run.scratchpad !== undefined ? { scratchpad: run.scratchpad } : {}),
     ...run.approvals.result(),
   };
+}
+
+/**
+ * The outcome and details in the memo, which the Web UI shows with no worker running; a cancelled cycle also says
+ * so in `CycleOutcome`, which before it kept the value of its last iteration.
+ */
+function recordEnd(
+  run: CycleRun,
+  outcome: string,
+  error: string | undefined,
+  cancelled: boolean,
+  reply?: string,
+): void {
+  const { kind, maxIterations } = run.input;
+  const end = {
+    kind,
+    outcome,
+    error,
+    iterations: run.iterations,
+    maxIterations,
+    usage: run.usage,
+    reply,
+    after: cancelled ? run.input.before : run.state,
+  };
+  if (!recordOutcomeMemo(cycleOutcomeLine(end), cycleDetails(end))) return;
+  if (cancelled) upsertSearchAttributes([{ key: cycleOutcomeKey, value: outcome }]);
 }

@@ -12,11 +12,12 @@ import { CycleError } from '../../common/failure-types';
 import { failureMessage } from '../../common/failure';
 import { agentIdKey } from '../../common/search-attributes';
 import type { AgentCycleWorkflow } from '../../common/workflow-types';
+import { askedDetails } from './cycle-details';
 
 /**
  * The one way a workflow starts an `agentCycle` child: an agent's cycle, a sub-agent, a research investigation, a
  * stage. By name, so the starter's module graph stays without the cycle's (workflows/index.ts); ended with its
- * parent; found by its agent's id in visibility; summarised in the Web UI's list.
+ * parent; found by its agent's id in visibility; summarised in the Web UI, with what it was asked as its details.
  */
 export async function startCycleChild(
   input: CycleInput & { cycleId: string },
@@ -31,6 +32,8 @@ export async function startCycleChild(
     parentClosePolicy: ParentClosePolicy.TERMINATE,
     typedSearchAttributes: [{ key: agentIdKey, value: input.agentId }],
     staticSummary: headCodePoints(summary, 120),
+    // What it was asked, readable in the Web UI with no worker running (its memo says what became of it).
+    staticDetails: askedDetails(input),
   });
 }
 

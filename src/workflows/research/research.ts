@@ -1,6 +1,8 @@
 import {
+  ContinueAsNew,
   allHandlersFinished,
   condition,
+  isCancellation,
   continueAsNew,
   patched,
   proxyActivities,
@@ -21,7 +23,6 @@ import {
   composeAnswer,
 } from '../../core/research/run';
 import { type StepTarget, applyStep, evaluationSteps } from '../../core/research/scheduling';
-import { renderBoard } from '../../core/research/render';
 import { PAYLOAD_BUDGET_BYTES } from '../../core/payload';
 import { researchWorkerId } from '../../common/ids';
 import {
@@ -39,6 +40,10 @@ import { writeFirstStrategy } from './strategy';
 import { handoverRefusal, parseResearchStart, receiveDirective } from './research-input';
 import { forwardDirectives, needsModelQuery, spawn, withModelQuery } from './workers';
 import { startMirroring } from './mirror-lane';
+import { researchDetails, researchOutcomeLine } from './research-details';
+import { recordOutcomeMemo } from '../cycle/run-details';
+import { outcomeLine } from '../cycle/details-text';
+import { failureMessage } from '../../common/failure';
 
 // A store read: an attempt lost with its worker process is retried elsewhere after seconds, not a minute.
 const { checkEvidence } = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { maximumAttempts: 5 } });
@@ -49,6 +54,23 @@ const { checkEvidence } = proxyActivities<Activities>({ startToCloseTimeout: '10
  * only through the gate.
  */
 export async function research(rawInput: ResearchInput, rawHandover?: ResearchHandover): Promise<ResearchResult> {
+  try {
+    return await supervise(rawInput, rawHandover);
+  } catch (error) {
+    // Continuing as new is no end: the next run records its own.
+    if (!(error instanceof ContinueAsNew)) recordThrown(error);
+    throw error;
+  }
+}
+
+/** A run that fails or is cancelled says so in the list and its memo, not `running` for ever. */
+function recordThrown(error: unknown): void {
+  const outcome = isCancellation(error) ? 'cancelled' : 'failed';
+  const line = outcomeLine(outcome, failureMessage(error));
+  if (recordOutcomeMemo(line, line)) upsertSearchAttributes([{ key: cycleOutcomeKey, value: outcome }]);
+}
+
+async function supervise(rawInput: ResearchInput, rawHandover?: ResearchHandover): Promise<ResearchResult> {
   const { input, handover } = parseResearchStart(rawInput, rawHandover);
   const { workflowId } = workflowInfo();
   const run = new ResearchRun(input, workflowId, Date.now(), handover);
@@ -71,7 +93,7 @@ export async function research(rawInput: ResearchInput, rawHandover?: ResearchHa
     const mirrored = mirroring?.afterEvaluation();
     if (mirrored) await mirrored;
     if (bounded) endIfTooLarge(run);
-    setCurrentDetails(renderBoard(run.entries, run.status()));
+    setCurrentDetails(researchDetails(run.entries, run.status()));
     if (run.outcome !== 'running') break;
     const left = run.startedAt + input.timeLimitMs - Date.now();
     // A flood of messages that change nothing still grows the history: it wakes the loop to continue as new.
@@ -94,7 +116,10 @@ export async function research(rawInput: ResearchInput, rawHandover?: ResearchHa
   }
   await mirroring?.atEnd();
   upsertSearchAttributes([{ key: cycleOutcomeKey, value: run.outcome }]);
-  setCurrentDetails(renderBoard(run.entries, run.status()));
+  const status = run.status();
+  const details = researchDetails(run.entries, status);
+  setCurrentDetails(details);
+  recordOutcomeMemo(researchOutcomeLine(run.entries, status), details);
   return resultOf(run);
 }
 
@@ -135,7 +160,7 @@ function installHandlers(run: ResearchRun): void {
   setHandler(researchDirectiveSignal, (raw) => receiveDirective(run, raw));
   // A worker relays its cycle's waits (approvals.ts): the details say at once which fact waits, with no evaluation.
   setHandler(approvalWaitSignal, (raw) => {
-    if (run.approvals.receive(raw, run.active)) setCurrentDetails(renderBoard(run.entries, run.status()));
+    if (run.approvals.receive(raw, run.active)) setCurrentDetails(researchDetails(run.entries, run.status()));
   });
   setHandler(
     writeUpdate,

@@ -13,6 +13,7 @@ import { type WorkerInput, workerGoal } from '../../core/research/run';
 import type { SchedulingStep, WorkerStart } from '../../core/research/scheduling';
 import { queryFromReply, queryRequest, tombstonedHosts } from '../../core/research/search-query';
 import { newestWithin } from '../../core/payload';
+import { headCodePoints } from '../../core/text';
 import { directiveSignal } from '../../common/messages/cycle';
 import { failureMessage } from '../../common/failure';
 import { modelActivityOptions } from '../cycle/activity-options';
@@ -56,6 +57,8 @@ export async function spawn(run: ResearchRun, worker: WorkerStart): Promise<void
     // Workers outlive a continue-as-new of the supervisor; they report through `write`, not their result.
     parentClosePolicy: ParentClosePolicy.ABANDON,
     args: [args],
+    // Named in the Web UI's list and page with no worker running; its investigation's memo says how it went.
+    staticSummary: headCodePoints(`research fact: ${args.entity} / ${args.field}`, 120),
   });
   handle.result().then(
     () => run.workerFinished(workerId),

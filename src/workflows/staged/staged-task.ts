@@ -8,6 +8,8 @@ import { StagedError } from '../../common/failure-types';
 import { parseWorkflowInput } from '../../common/workflow-input';
 import { StagedRun } from './staged-run';
 import { childApprovals } from '../cycle/approval-notices';
+import { recordOutcomeMemo } from '../cycle/run-details';
+import { stagedDetails, stagedOutcomeLine } from './staged-details';
 
 /**
  * A staged run (design.md, Staged runs): an optional plan-only turn, then each stage as a child cycle with fresh
@@ -35,7 +37,13 @@ export async function stagedTask(rawInput: StagedInput): Promise<StagedResult> {
   try {
     ({ outcome, reason } = await drive(run, staged));
   } catch (err) {
-    if (isCancellation(err)) throw err;
+    if (isCancellation(err)) {
+      // The list shows it cancelled, not the `CycleOutcome` it never set.
+      if (recordEnd(run, 'cancelled', 'the run was cancelled')) {
+        upsertSearchAttributes([{ key: cycleOutcomeKey, value: 'cancelled' }]);
+      }
+      throw err;
+    }
     error = failureMessage(err);
     reason = `the run failed: ${error}`;
   }
@@ -46,6 +54,7 @@ export async function stagedTask(rawInput: StagedInput): Promise<StagedResult> {
   }
   run.phase = 'done';
   upsertSearchAttributes([{ key: cycleOutcomeKey, value: outcome }]);
+  recordEnd(run, outcome, reason);
   return {
     agentId: input.agentId,
     runId,
@@ -62,6 +71,23 @@ export async function stagedTask(rawInput: StagedInput): Promise<StagedResult> {
     ...(error ? { error } : {}),
     ...(run.notices.length > 0 ? { notices: [...run.notices] } : {}),
   };
+}
+
+/** The outcome line and details in the memo, for the Web UI with no worker running. */
+function recordEnd(run: StagedRun, outcome: string, reason: string): boolean {
+  const { plan, stages, verifications, files, notices } = run;
+  const end = {
+    runId: run.runId,
+    agentId: run.input.agentId,
+    outcome,
+    reason,
+    plan,
+    stages,
+    verifications,
+    files,
+    notices,
+  };
+  return recordOutcomeMemo(stagedOutcomeLine(end), stagedDetails(end));
 }
 
 async function drive(run: StagedRun, staged: boolean): Promise<{ outcome: StagedOutcome; reason: string }> {

@@ -1,0 +1,243 @@
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import Database from 'better-sqlite3';
+import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import YAML from 'yaml';
+import { BackgroundCli, type CliRun, runCli } from '../helpers/cli';
+import { testServerAddress } from '../helpers/temporal';
+
+let home: string;
+let counter = 0;
+let connection: Connection;
+let client: Client;
+const background: BackgroundCli[] = [];
+const taskQueue = `agents-cli-${process.pid}`;
+
+/** No worker of this process and no model: what a read-only command must manage with. */
+const READ_ONLY = { SCRATCHPAD_IN_PROCESS_WORKER: 'false' };
+
+function scratchpad(args: string[], env: Record<string, string> = READ_ONLY): Promise<CliRun> {
+  return runCli(args, { home, taskQueue, env, timeoutMs: 90_000 });
+}
+
+async function script(lines: object[]): Promise<Record<string, string>> {
+  const file = path.join(home, `model-${counter++}.jsonl`);
+  await fs.writeFile(file, lines.map((line) => JSON.stringify(line)).join('\n'));
+  return { SCRATCHPAD_MODEL: `scripted:${file}`, SCRATCHPAD_IN_PROCESS_WORKER: 'true' };
+}
+
+function agentName(): string {
+  return `agents-cli-${process.pid}-${counter++}`;
+}
+
+function oneLineError(run: CliRun, code: number, message: string): void {
+  expect({ code: run.code, stderr: run.stderr }).toEqual({ code, stderr: `scratchpad: ${message}\n` });
+}
+
+const noAgent = (agentId: string) => `no agent "${agentId}" (scratchpad agents list shows the agents)`;
+
+/** Entries of the observation store the commands share, by agent id. */
+function storedTurns(): string[] {
+  const db = new Database(path.join(home, 'observations.db'), { readonly: true });
+  try {
+    return (db.prepare('SELECT turn_id FROM entries').all() as { turn_id: string }[]).map((row) => row.turn_id);
+  } finally {
+    db.close();
+  }
+}
+
+/** An agent with one completed task cycle (echo, then done), run by an in-process worker that has exited since. */
+async function agentWithCycle(message = 'hello'): Promise<string> {
+  const agent = agentName();
+  const model = await script([
+    { tool: 'echo', args: { message } },
+    { tool: 'done', args: { summary: 'said hello' } },
+  ]);
+  const run = await scratchpad(['cycle', '--agent', agent, '--task', 'say hello'], model);
+  expect(run.stdout).toContain(`Cycle agent/${agent}/cycle/1: completed`);
+  return agent;
+}
+
+beforeAll(async () => {
+  home = await fs.mkdtemp(path.join(os.tmpdir(), 'scratchpad-agents-cli-'));
+  connection = await Connection.connect({ address: testServerAddress() });
+  client = new Client({ connection });
+});
+
+afterAll(async () => {
+  for (const command of background) await command.stop();
+  await connection?.close();
+});
+
+describe('read-only commands', () => {
+  it('status, export, show, trace and snapshots need no worker and no model', async () => {
+    const agent = await agentWithCycle();
+    const status = await scratchpad(['status', agent]);
+    expect(status.stderr).toBe('');
+    expect(status.code).toBe(0);
+    expect(status.stdout).toMatch(new RegExp(`^agent ${agent}: 1 cycle\\(s\\) in 1 run\\(s\\); idle\\n`));
+    expect(status.stdout).toContain('\nsettings:\n  model: ');
+    expect(status.stdout).toContain('\n  maxIterations: 10\n');
+    expect(status.stdout).not.toContain('{');
+    const json = JSON.parse((await scratchpad(['status', agent, '--json'])).stdout);
+    expect(json).toMatchObject({ agentId: agent, cycleCount: 1, running: null, settings: { maxIterations: 10 } });
+
+    const exported = await scratchpad(['export', agent]);
+    expect(exported.stderr).toBe('');
+    expect(JSON.parse(exported.stdout)).toMatchObject({
+      format: 'durable-scratchpad/agent-v1',
+      agentId: agent,
+      turn: 1,
+      scratchpad: { completed_tasks: [{ task: 'say hello', summary: 'said hello' }] },
+    });
+    const shown = await scratchpad(['show', agent]);
+    expect(shown).toMatchObject({ code: 0, stderr: '' });
+    expect(shown.stdout).toContain('summary: said hello');
+
+    const trace = await scratchpad(['trace', agent, '--out', '-']);
+    expect(trace.stderr).toBe('');
+    expect(JSON.parse(trace.stdout)).toMatchObject([
+      { turn: 1, cycleId: `agent/${agent}/cycle/1`, outcome: 'completed' },
+    ]);
+
+    const snapshots = await scratchpad(['snapshots', agent, '--out', '-']);
+    expect(snapshots.stderr).toBe('');
+    const documents = YAML.parseAllDocuments(snapshots.stdout);
+    expect(documents.map((document) => document.errors)).toEqual([[], [], []]);
+    expect(snapshots.stdout).toMatch(/^--- # 0001_\d{8}_\d{6}_before\.yaml$/m);
+    expect(snapshots.stdout).toMatch(/^--- # 0001_\d{8}_\d{6}_after\.yaml$/m);
+    expect(snapshots.stdout).toMatch(/^--- # active\.yaml$/m);
+    expect(documents[2]!.toJS()).toMatchObject({ completed_tasks: [{ task: 'say hello' }] });
+
+    const configured = await scratchpad(['configure', agent]);
+    expect(configured).toMatchObject({ code: 0, stderr: '' });
+    expect(configured.stdout).toMatch(/^model: .+\nreflectModel: .+\ntwoPhase: true\nmaxIterations: 10\n/);
+  }, 120_000);
+});
+
+describe('unknown agents', () => {
+  it('directive, wake, status, export, show, inject, configure, diff say so in one line; directive creates nothing', async () => {
+    const nobody = agentName();
+    const model = await script([]);
+    for (const args of [
+      ['directive', nobody, 'hello'],
+      ['wake', nobody],
+      ['status', nobody],
+      ['export', nobody],
+      ['show', nobody],
+      ['trace', nobody, '--out', '-'],
+      ['diff', nobody, '1'],
+    ]) {
+      oneLineError(await scratchpad(args), 1, noAgent(nobody));
+    }
+    oneLineError(await scratchpad(['inject', nobody, 'workspace', 'x'], model), 1, noAgent(nobody));
+    oneLineError(await scratchpad(['configure', nobody, '--budget', '5000'], model), 1, noAgent(nobody));
+    await expect(client.workflow.getHandle(`agent/${nobody}`).describe()).rejects.toThrow(WorkflowNotFoundError);
+
+    const created = await scratchpad(['directive', nobody, 'hello', '--create']);
+    expect(created).toMatchObject({ code: 0, stdout: `Directive sent to agent/${nobody}.\n` });
+    expect((await client.workflow.getHandle(`agent/${nobody}`).describe()).status.name).toBe('RUNNING');
+  }, 120_000);
+});
+
+describe('agents list and delete', () => {
+  it('lists agents with their cycles and last outcome, newest first; delete ends one and purges its observations', async () => {
+    const kept = await agentWithCycle('x'.repeat(6000));
+    const deleted = await agentWithCycle('y'.repeat(6000));
+    const listed = await scratchpad(['agents', 'list']);
+    expect(listed.stderr).toBe('');
+    const lines = listed.stdout.split('\n');
+    expect(lines[0]).toMatch(/^AGENT +CYCLES +LAST OUTCOME +LAST ACTIVE +AWAITING APPROVAL +STATE$/);
+    expect(lines.findIndex((line) => line.startsWith(`${deleted} `))).toBeLessThan(
+      lines.findIndex((line) => line.startsWith(`${kept} `)),
+    );
+    expect(listed.stdout).toMatch(new RegExp(`^${deleted} +1 +completed +\\d{4}-\\d\\d-\\d\\d \\S+Z +- +idle$`, 'm'));
+    const json = JSON.parse((await scratchpad(['agents', 'list', '--json'])).stdout) as { agentId: string }[];
+    expect(json.find((agent) => agent.agentId === deleted)).toMatchObject({
+      cycleCount: 1,
+      lastOutcome: 'completed',
+      state: 'RUNNING',
+      running: [],
+    });
+    expect(storedTurns()).toEqual(expect.arrayContaining([`agent/${kept}/cycle/1`, `agent/${deleted}/cycle/1`]));
+
+    const removal = await scratchpad(['agents', 'delete', deleted, '--purge']);
+    expect(removal.stderr).toBe('');
+    expect(removal.code).toBe(0);
+    expect(removal.stdout).toContain(`Terminated agent/${deleted}.\n`);
+    expect(removal.stdout).toMatch(new RegExp(`Deleted [1-9]\\d* stored observation\\(s\\) of ${deleted} from `));
+    expect((await client.workflow.getHandle(`agent/${deleted}`).describe()).status.name).toBe('TERMINATED');
+    expect(storedTurns().filter((turn) => turn.startsWith(`agent/${deleted}/`))).toEqual([]);
+    expect(storedTurns()).toContain(`agent/${kept}/cycle/1`);
+    expect((await scratchpad(['agents', 'list'])).stdout).toMatch(
+      new RegExp(`^${deleted} +1 +completed .* ended \\(terminated\\)$`, 'm'),
+    );
+  }, 180_000);
+
+  it('delete terminates a cycle that runs', async () => {
+    const agent = agentName();
+    const model = await script([{ delayMs: 120_000, tool: 'done', args: { summary: 'never' } }]);
+    const cycle = BackgroundCli.start(['cycle', '--agent', agent, '--task', 'wait'], { home, taskQueue, env: model });
+    background.push(cycle);
+    const deadline = Date.now() + 60_000;
+    let running: string[] = [];
+    while (running.length === 0 && Date.now() < deadline) {
+      const listed = JSON.parse((await scratchpad(['agents', 'list', '--json'])).stdout) as {
+        agentId: string;
+        running: string[];
+      }[];
+      running = listed.find((entry) => entry.agentId === agent)?.running ?? [];
+      if (running.length === 0) await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(running).toEqual([`agent/${agent}/cycle/1`]);
+    expect((await scratchpad(['status', agent])).stdout).toContain(`; running agent/${agent}/cycle/1`);
+
+    const removal = await scratchpad(['agents', 'delete', agent]);
+    expect(removal.code).toBe(0);
+    expect(removal.stdout).toContain(`Terminated agent/${agent}.\n`);
+    const cycleState = await client.workflow.getHandle(`agent/${agent}/cycle/1`).describe();
+    expect(cycleState.status.name).toBe('TERMINATED');
+    const nobody = agentName();
+    oneLineError(await scratchpad(['agents', 'delete', nobody]), 1, noAgent(nobody));
+  }, 180_000);
+});
+
+describe('readable results', () => {
+  it('inject prints the section as it now is; configure prints the settings it leaves', async () => {
+    const agent = agentName();
+    const model = await script([]);
+    expect((await scratchpad(['enqueue', agent, '--goal', 'be kind'], model)).code).toBe(0);
+    expect((await scratchpad(['inject', agent, 'identity_user', 'Ann'], model)).stdout).toBe('identity_user: Ann\n');
+    const appended = await scratchpad(['inject', agent, 'identity_user', 'APPEND: likes tea'], model);
+    expect(appended).toMatchObject({ code: 0, stdout: 'identity_user:\n  Ann\n  likes tea\n' });
+    const configured = await scratchpad(['configure', agent, '--budget', '7000'], model);
+    expect(configured.stdout).toContain('\nbudgetChars: 7000\n');
+    const json = await scratchpad(['configure', agent, '--max-iterations', '3', '--json'], model);
+    expect(JSON.parse(json.stdout)).toMatchObject({ budgetChars: 7000, maxIterations: 3 });
+  }, 120_000);
+
+  it('import names what is wrong with a bad file in one line and changes nothing', async () => {
+    const model = await script([]);
+    const agent = agentName();
+    const list = path.join(home, 'list.json');
+    await fs.writeFile(list, '[1, 2]');
+    oneLineError(
+      await scratchpad(['import', agent, list], model),
+      2,
+      `${list} does not hold a valid scratchpad: expected an object of scratchpad keys`,
+    );
+    const broken = path.join(home, 'broken.yaml');
+    await fs.writeFile(broken, 'goals: [\n');
+    const unreadable = await scratchpad(['import', agent, broken], model);
+    expect(unreadable.code).toBe(2);
+    expect(unreadable.stderr).toMatch(new RegExp(`^scratchpad: cannot read ${broken}: .+\\n$`));
+    const wrong = path.join(home, 'wrong.json');
+    await fs.writeFile(wrong, JSON.stringify({ goals: 'one', identity: { purpose: 7 } }));
+    expect((await scratchpad(['import', agent, wrong], model)).stderr).toBe(
+      `scratchpad: ${wrong} does not hold a valid scratchpad: goals: Invalid input: expected array, received string; ` +
+        'identity.purpose: Invalid input: expected string, received number\n',
+    );
+    await expect(client.workflow.getHandle(`agent/${agent}`).describe()).rejects.toThrow(WorkflowNotFoundError);
+  }, 60_000);
+});
