@@ -169,4 +169,19 @@ describe('scratchpad CLI', () => {
     expect(badInject.code).toBe(2);
     expect(badInject.stderr).toContain('rejected');
   }, 120_000);
+
+  it('keeps worker logs out of the conversation: a retried rate limit is in worker.log, not in send output', async () => {
+    const agent = agentName();
+    const model = await script('rate-limited', [
+      { error: { type: 'ModelError.RateLimit', message: '429 slow down', nextRetryDelayMs: 100 } },
+      { text: 'Answered after a retry.' },
+      { tool: 'update_scratchpad', args: {} },
+    ]);
+    const sent = await scratchpad(['send', agent, 'Hello'], { SCRATCHPAD_MODEL: model });
+    expect(sent).toMatchObject({ code: 0, stdout: 'Answered after a retry.\n' });
+    expect(sent.stderr).not.toMatch(/WARN|Activity failed|taskToken/);
+    expect(sent.stderr.trim().split('\n')).toHaveLength(1);
+    const log = await fs.readFile(path.join(home, 'worker.log'), 'utf8');
+    expect(log).toContain('429 slow down');
+  }, 60_000);
 });

@@ -4,7 +4,7 @@ import { Agents, StagedRuns } from '../../client';
 import { describeChanges, diffScratchpads } from '../../core/scratchpad/diff';
 import { type Scratchpad, normalizeScratchpad } from '../../core/scratchpad/scratchpad';
 import { CliError, EXIT, outcomeExitCode } from '../errors';
-import { workflowUrl } from '../format';
+import { webUiUrl, workflowUrl } from '../format';
 import * as runtime from '../runtime';
 import { agentContext, onAgentQueue } from './agent';
 import { agentWorkflowId } from '../../common/ids';
@@ -115,7 +115,7 @@ export async function cycleCommand(agentArgument: string | undefined, options: C
     ...(result.error ? [`Error: ${result.error}`] : []),
     'Changed:',
     ...describeChanges(diffScratchpads(states.input.before, result.after)).map((line) => `  ${line}`),
-    `Web UI: ${workflowUrl(config.TEMPORAL_UI_URL, config.TEMPORAL_NAMESPACE, record.cycleId, runId)}`,
+    `Web UI: ${workflowUrl(webUiUrl(config), config.TEMPORAL_NAMESPACE, record.cycleId, runId)}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   return outcomeExitCode(result);
