@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { temporal } from '@temporalio/proto';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { workerSinks } from '../../src/workers/create-worker';
@@ -17,7 +18,39 @@ function load(file: string) {
 const WORKFLOW_IDS: Record<string, string> = {
   'staged-task-repaired.json': 'staged/replay-staged-task/1',
   'agent-cycle-subagent.json': 'agent/replay-agent-cycle-subagent/cycle/1',
+  'staged-task-outcome-memo.json': 'staged/replay-staged-task-outcome-memo/1',
 };
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+/** A JSON payload's value, as the default converter wrote it. */
+function decoded(payload: temporal.api.common.v1.IPayload | null | undefined): unknown {
+  return payload?.data ? JSON.parse(Buffer.from(payload.data).toString('utf8')) : undefined;
+}
+
+/** Each memo the workflow upserted, in order, its fields decoded. */
+function memos(events: HistoryEvent[]): Record<string, unknown>[] {
+  return events.flatMap((event) => {
+    const fields = event.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields;
+    return fields ? [Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, decoded(value)]))] : [];
+  });
+}
+
+/** Each value the workflow upserted for search attribute `key`, in order. */
+function upserted(events: HistoryEvent[], key: string): unknown[] {
+  return events.flatMap((event) => {
+    const field = event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.[key];
+    return field ? [decoded(field)] : [];
+  });
+}
+
+/** The `patched()` ids a history recorded, in order. */
+function patchIds(events: HistoryEvent[]): string[] {
+  return events.flatMap((event) => {
+    const data = decoded(event.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0]);
+    return data ? [(data as { id: string }).id] : [];
+  });
+}
 
 let bundle: WorkflowBundleWithSourceMap;
 beforeAll(async () => {
@@ -111,6 +144,82 @@ describe('saved histories replay against the current workflow code', () => {
     const activities = cycle.flatMap((event) => event.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
     expect(activities).toContain('boardWrite');
     expect(activities.at(-1)).toBe('boardWrite');
+  });
+
+  it("covers 0.5.0's cancelCycle: a chat turn cancelled mid-respond, recorded `cancelled`, memory kept, one more turn", () => {
+    const events = load('agent-cancel-cycle.json').events ?? [];
+    const accepted = events.flatMap((event) => event.workflowExecutionUpdateAcceptedEventAttributes ?? []);
+    expect(accepted.map((update) => update.acceptedRequest?.input?.name)).toEqual([
+      'send',
+      'send',
+      'cancelCycle',
+      'send',
+    ]);
+    const cycle2 = 'agent/replay-agent-cancel/cycle/2';
+    const children = events.flatMap((event) => event.startChildWorkflowExecutionInitiatedEventAttributes ?? []);
+    expect(children.map((child) => child.workflowId)).toEqual(
+      [1, 2, 3].map((n) => `agent/replay-agent-cancel/cycle/${n}`),
+    );
+    const cancels = events.flatMap(
+      (event) => event.requestCancelExternalWorkflowExecutionInitiatedEventAttributes ?? [],
+    );
+    expect(cancels.map((cancel) => [cancel.workflowExecution?.workflowId, cancel.childWorkflowOnly])).toEqual([
+      [cycle2, true],
+    ]);
+    const cancelled = events.flatMap((event) => event.childWorkflowExecutionCanceledEventAttributes ?? []);
+    expect(cancelled.map((child) => child.workflowExecution?.workflowId)).toEqual([cycle2]);
+    // The update answers with the agent's record of the cycle once it has recorded it.
+    const cancelId = accepted.find(
+      (update) => update.acceptedRequest?.input?.name === 'cancelCycle',
+    )?.protocolInstanceId;
+    const answer = events.find(
+      (event) => event.workflowExecutionUpdateCompletedEventAttributes?.meta?.updateId === cancelId,
+    )?.workflowExecutionUpdateCompletedEventAttributes?.outcome?.success?.payloads?.[0];
+    expect(decoded(answer)).toMatchObject({ cycleId: cycle2, trigger: 'chat', outcome: 'cancelled' });
+    expect(upserted(events, 'LastOutcome')).toEqual(['completed', 'cancelled', 'completed']);
+    // The scratchpad the agent keeps after the cancelled turn is the one it had after turn 1, to the byte.
+    const scratchpads = memos(events).flatMap((memo) => (memo.scratchpad ? [memo.scratchpad] : []));
+    expect(scratchpads).toHaveLength(4);
+    expect(scratchpads[2]).toEqual(scratchpads[1]);
+    expect(scratchpads[3]).not.toEqual(scratchpads[2]);
+
+    const cycle = load('agent-cycle-cancelled.json').events ?? [];
+    expect(cycle[0]?.workflowExecutionStartedEventAttributes?.parentWorkflowExecution?.workflowId).toBe(
+      'agent/replay-agent-cancel',
+    );
+    expect(cycle.some((event) => event.workflowExecutionCancelRequestedEventAttributes)).toBe(true);
+    expect(cycle.some((event) => event.activityTaskCancelRequestedEventAttributes)).toBe(true);
+    expect(patchIds(cycle)).toContain('ui-outcome-memo');
+    expect(String(memos(cycle).at(-1)?.outcome)).toMatch(/^cancelled: .*keeps its scratchpad/);
+    expect(upserted(cycle, 'CycleOutcome')).toEqual(['cancelled']);
+    expect(cycle.at(-1)?.workflowExecutionCanceledEventAttributes).toBeTruthy();
+  });
+
+  it("covers 0.5.0's ui-outcome-memo on a failed cycle: the outcome line and details in its memo", () => {
+    const events = load('agent-cycle-failed-outcome-memo.json').events ?? [];
+    expect(events.some((event) => event.activityTaskFailedEventAttributes)).toBe(true);
+    expect(patchIds(events)).toEqual(['tool-catalogue', 'ui-outcome-memo']);
+    const [memo, ...more] = memos(events);
+    expect(more).toEqual([]);
+    expect(String(memo?.outcome)).toMatch(/^failed: .*401 invalid api key/);
+    expect(String(memo?.details).split('\n')[0]).toBe(memo?.outcome);
+    expect(upserted(events, 'CycleOutcome')).toEqual(['failed']);
+    expect(events.at(-1)?.workflowExecutionCompletedEventAttributes).toBeTruthy();
+  });
+
+  it("covers 0.5.0's ui-outcome-memo on a staged run: verified, with its stage and verification in the details", () => {
+    const events = load('staged-task-outcome-memo.json').events ?? [];
+    const children = events.flatMap((event) => event.startChildWorkflowExecutionInitiatedEventAttributes ?? []);
+    expect(children.map((child) => child.workflowId)).toEqual(['staged/replay-staged-task-outcome-memo/1/stage-1']);
+    const activities = events.flatMap((event) => event.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+    expect(activities).toEqual(['runVerification']);
+    expect(patchIds(events)).toEqual(['staged-files', 'ui-outcome-memo']);
+    const [memo, ...more] = memos(events);
+    expect(more).toEqual([]);
+    expect(memo?.outcome).toBe('verified: `test -f a.txt` passed');
+    expect(String(memo?.details)).toContain('### Verifications (1)');
+    expect(upserted(events, 'CycleOutcome')).toEqual(['verified']);
+    expect(events.at(-1)?.workflowExecutionCompletedEventAttributes).toBeTruthy();
   });
 
   it('carries no patch marker that workflows/compat.ts does not list', () => {
