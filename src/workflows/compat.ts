@@ -84,4 +84,9 @@ export const PATCHES: readonly CompatPatch[] = [
       'that fails or is cancelled, also set `CycleOutcome` before they end',
     since: '0.5.0',
   },
+  {
+    id: 'settings-memo',
+    why: "`configure` writes the agent's memo at once, so `status` and `export` read the new settings with no worker",
+    since: '0.5.0',
+  },
 ];

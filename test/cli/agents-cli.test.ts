@@ -114,6 +114,15 @@ describe('read-only commands', () => {
     expect(configured).toMatchObject({ code: 0, stderr: '' });
     expect(configured.stdout).toMatch(/^model: .+\nreflectModel: .+\ntwoPhase: true\nmaxIterations: 10\n/);
   }, 120_000);
+  it('status and export show settings just configured, before any cycle ran with them', async () => {
+    const agent = await agentWithCycle();
+    const configured = await scratchpad(['configure', agent, '--max-iterations', '3'], await script([]));
+    expect(configured.code).toBe(0);
+    const status = JSON.parse((await scratchpad(['status', agent, '--json'])).stdout);
+    expect(status.settings.maxIterations).toBe(3);
+    const exported = JSON.parse((await scratchpad(['export', agent])).stdout);
+    expect(exported.settings.maxIterations).toBe(3);
+  });
 });
 
 describe('unknown agents', () => {

@@ -11,4 +11,11 @@ describe('normalizeScratchpad', () => {
     expect(refusal).toThrow(/^goals: .*expected array.*; current_task: /);
     expect(refusal).not.toThrow(/[\n{[]/);
   });
+
+  it('refuses a document that is not a scratchpad instead of importing an empty one', () => {
+    expect(() => normalizeScratchpad({ name: 'durable-scratchpad', version: '0.5.0' })).toThrow(
+      /^not a scratchpad: unknown key\(s\) name, version \(expected goals, /,
+    );
+    expect(() => normalizeScratchpad({ foo: 1 })).toThrow(/unknown key\(s\) foo/);
+  });
 });

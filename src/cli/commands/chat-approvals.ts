@@ -59,7 +59,8 @@ export async function watchApprovals(
   );
   const answered = new Set<string>();
   while (!settled) {
-    const waiting = await approvals.pending(agentId).catch(() => []);
+    // A query no worker answers would wait on: the turn's end (a refusal for want of a worker, say) ends the wait.
+    const waiting = await Promise.race([approvals.pending(agentId).catch(() => []), done.then(() => [])]);
     for (const call of waiting) {
       const key = `${call.cycleId}\n${call.callId}`;
       if (settled || answered.has(key)) continue;

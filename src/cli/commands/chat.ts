@@ -169,7 +169,8 @@ export async function chatCommand(agentId: string, options: { model?: string }):
           const send = () => client.withAbortSignal(waiting.signal, () => agents.send(target, args));
           // The turn's steps on stderr until its reply; reflect, after it, goes on without a word.
           const quiet = new AbortController();
-          new AgentFollower(client, agentId, await agentMark(client, agentId), { signal: quiet.signal, indent: '  ' });
+          const mark = await agentMark(client, agentId);
+          const follower = new AgentFollower(client, agentId, mark, { signal: quiet.signal, indent: '  ' });
           const turn = runtime
             .unwrapUpdateErrors(() => fallback.serve(send, agentWorkflowId(agentId)))
             .finally(() => quiet.abort());
@@ -186,7 +187,12 @@ export async function chatCommand(agentId: string, options: { model?: string }):
           };
           // A call of this turn that needs a person is asked about here. Left undecided when input ends, the turn
           // goes on in the agent, which accepted it: stop waiting for it, so the program can end.
-          const watched = watchApprovals(approvals, agentId, turn, prompter);
+          // Its queries end with the turn: one no worker answers would otherwise keep the process alive.
+          const watching = new AbortController();
+          void turnSettled.then(() => watching.abort());
+          const watched = client.withAbortSignal(watching.signal, () =>
+            watchApprovals(approvals, agentId, turn, prompter),
+          );
           const ended = await Promise.race([interrupts.during(watched, cancel), interrupts.left]);
           if (ended === 'left') {
             turn.catch(() => undefined);
@@ -196,6 +202,8 @@ export async function chatCommand(agentId: string, options: { model?: string }):
             break;
           }
           const result = await turn;
+          // The waiting indicator is erased before the reply is printed.
+          await follower.done;
           lastCycleId = result.cycleId;
           process.stdout.write(turnText(result));
         }

@@ -118,6 +118,13 @@ export function defaultScratchpad(purpose = 'General assistant'): Scratchpad {
 export function normalizeScratchpad(input: unknown): Scratchpad {
   const base = defaultScratchpad();
   const raw = (input && typeof input === 'object' ? input : {}) as Record<string, unknown>;
+  // A file that is not a scratchpad (package.json, another tool's export) would otherwise import as an empty one.
+  const unknown = Object.keys(raw).filter((key) => !(key in base));
+  if (unknown.length > 0) {
+    throw new Error(
+      `not a scratchpad: unknown key(s) ${unknown.slice(0, 5).join(', ')} (expected ${Object.keys(base).join(', ')})`,
+    );
+  }
   const merged: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(raw)) {
     const defaultValue = (base as Record<string, unknown>)[key];

@@ -1,4 +1,4 @@
-import { ApplicationFailure, upsertMemo, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, patched, upsertMemo, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import {
   type AgentInput,
   type AgentSettings,
@@ -164,7 +164,9 @@ export class AgentHome {
   }
 
   configure(changes: Partial<AgentSettings>): AgentSettings {
-    return (this.settings = AgentSettingsSchema().parse({ ...this.settings, ...changes }));
+    this.settings = AgentSettingsSchema().parse({ ...this.settings, ...changes });
+    if (patched('settings-memo')) this.persist(); // `status` and `export` read them from the memo
+    return this.settings;
   }
 
   wake(args: unknown): void {
