@@ -15,6 +15,7 @@ import {
   synthesizeUpdate,
 } from '../common/messages/research';
 import { cycleOutcomeKey } from '../common/search-attributes';
+import { visibilityString } from './visibility';
 import type { ResearchWorkflow } from '../common/workflow-types';
 
 /** One research run as visibility lists it. */
@@ -130,9 +131,11 @@ export class ResearchRuns {
     return this.handle(runId).result();
   }
 
-  /** The research runs visibility knows of, newest first: those of `taskQueue` when given, else every one. */
-  async *list(options: { taskQueue?: string } = {}): AsyncGenerator<ResearchRunSummary> {
-    const onQueue = options.taskQueue === undefined ? '' : ` AND TaskQueue = ${JSON.stringify(options.taskQueue)}`;
+  /** The research runs visibility knows of, newest first: those of `taskQueue` (one or several) when given, else all. */
+  async *list(options: { taskQueue?: string | string[] } = {}): AsyncGenerator<ResearchRunSummary> {
+    const queues = options.taskQueue === undefined ? [] : [options.taskQueue].flat();
+    const onQueue =
+      queues.length === 0 ? '' : ` AND TaskQueue IN (${queues.map((queue) => visibilityString(queue)).join(', ')})`;
     for await (const execution of this.client.workflow.list({ query: `WorkflowType = 'research'${onQueue}` })) {
       yield summaryOf(execution);
     }

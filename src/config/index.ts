@@ -11,7 +11,7 @@ import { MODEL_HELP, parseModelSpec } from './model-spec';
 import { ModelAllowEntry } from './model-allow';
 
 export { ConfigError } from './errors';
-export { MODEL_HELP, type ModelSpec, parseModelSpec } from './model-spec';
+export { MODEL_HELP, type ModelSpec, WORKER_MODEL_HELP, parseModelSpec } from './model-spec';
 export { MODEL_WILDCARDS, isModelAllowed, modelAllowProblem } from './model-allow';
 
 export const DEFAULT_TASK_QUEUE = 'scratchpad';

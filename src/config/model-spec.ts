@@ -31,6 +31,12 @@ export function parseModelSpec(spec: string): ModelSpec {
   );
 }
 
+/** {@link MODEL_HELP} in one line, as a worker reports it: it ends up in a cycle's error, notes and progress line. */
+export const WORKER_MODEL_HELP =
+  'No usable model is configured on this worker: set ANTHROPIC_API_KEY or SCRATCHPAD_MODEL (anthropic:MODEL, ' +
+  'openai:MODEL@http://HOST:PORT/v1[#text] or scripted:FILE.jsonl) where it runs and restart it ' +
+  '(`scratchpad down && scratchpad up`), or name a model it allows with --model';
+
 export const MODEL_HELP =
   'No usable model is configured. Set one of:\n' +
   '  ANTHROPIC_API_KEY=sk-...                              (uses anthropic:claude-sonnet-5-5)\n' +

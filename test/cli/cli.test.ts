@@ -184,4 +184,15 @@ describe('scratchpad CLI', () => {
     const log = await fs.readFile(path.join(home, 'worker.log'), 'utf8');
     expect(log).toContain('429 slow down');
   }, 60_000);
+
+  it('refuses a cycle with no task to work on instead of spending its model calls', async () => {
+    const agent = agentName();
+    const run = await scratchpad(['cycle', agent], { SCRATCHPAD_MODEL: await script('no-task', []) });
+    expect(run).toMatchObject({
+      code: 2,
+      stderr: `scratchpad: agent/${agent} has no task to work on: give one with --task\n`,
+    });
+    const shown = await scratchpad(['show', agent]);
+    expect(shown.stderr).toContain(`no agent "${agent}"`);
+  });
 });

@@ -154,6 +154,15 @@ describe('a command that needs a worker', () => {
       await connection.close();
     }
   });
+
+  it('chat with none says so in one line and ends with its input', async () => {
+    const where = place({ SCRATCHPAD_MODEL: 'scripted:/nonexistent.jsonl' });
+    const started = Date.now();
+    const chat = await runCli(['chat', `lifecycle-chat-${Date.now()}`], { ...where, input: 'Hi\n', timeoutMs: 30_000 });
+    expect(chat.code).toBe(0);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(chat.stderr).toContain(`scratchpad: no worker polls task queue "${where.taskQueue}"`);
+  });
 });
 
 describe('scratchpad dev', () => {

@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { MODEL_HELP, type ModelSpec, isModelAllowed, modelAllowProblem, parseModelSpec } from '../../config';
+import { type ModelSpec, WORKER_MODEL_HELP, isModelAllowed, modelAllowProblem, parseModelSpec } from '../../config';
 import { AnthropicProvider } from './anthropic';
 import { OpenAICompatibleProvider } from './openai';
 import type { ModelProvider } from './provider';
@@ -67,7 +67,7 @@ function buildProvider(spec: string, parsed: ModelSpec, options: ModelResolverOp
   switch (parsed.provider) {
     case 'anthropic':
       if (!options.anthropicApiKey) {
-        throw notConfigured(`model ${quotedSpec(spec)} needs ANTHROPIC_API_KEY.\n${MODEL_HELP}`);
+        throw notConfigured(`model ${quotedSpec(spec)} needs ANTHROPIC_API_KEY on this worker; ${WORKER_MODEL_HELP}`);
       }
       return new AnthropicProvider({
         model: parsed.model,
@@ -95,7 +95,7 @@ export function createModelResolver(options: ModelResolverOptions): ModelResolve
   const allowed = allowListOf(options);
   const resolve = (requested?: string): ModelProvider => {
     const spec = requested ?? options.defaultSpec;
-    if (!spec) throw notConfigured(MODEL_HELP);
+    if (!spec) throw notConfigured(WORKER_MODEL_HELP);
     const cached = providers.get(spec);
     if (cached) return cached;
     // Before building: a spec is a URL the worker would POST to or a file it would read.

@@ -10,6 +10,7 @@ import * as runtime from '../runtime';
 import { agentWorkflowId, validateAgentId } from '../../common/ids';
 import { errorMessage } from '../../common/error-message';
 import { requireAgent } from './agents';
+import { livePollers } from '../worker-presence';
 import { EXPORT_FORMAT } from './show';
 
 // The read-only commands live in ./show (no worker, no model); `trace` is registered from here.
@@ -141,6 +142,11 @@ export async function wakeCommand(agentId: string, options: { task: string[]; cr
   const { agents, target } = await signalTarget(agentId, options.create);
   await agents.wake(target, { tasks: options.task, trigger: 'manual' });
   process.stdout.write(`Wake sent to ${agentWorkflowId(agentId)}.\n`);
+  // A signal needs no worker to be taken, but its cycle does: say so rather than leave it waiting unseen.
+  const queue = (await agents.describe(agentId))?.taskQueue ?? target.taskQueue;
+  if ((await livePollers(agents.client, queue)).length === 0) {
+    process.stderr.write(`No worker polls task queue "${queue}": the cycle runs once one does (npx scratchpad up).\n`);
+  }
   return EXIT.ok;
 }
 

@@ -72,11 +72,26 @@ export async function cycleCommand(agentArgument: string | undefined, options: C
     options.priorScratchpad === undefined
       ? undefined
       : await resolvePriorScratchpad(new StagedRuns(client), agentId, options.priorScratchpad);
-  const notice = queueNotice(from ?? (await agents.memo(agentId).catch(() => undefined))?.scratchpad, options.task);
+  const state = from ?? (await agents.memo(agentId).catch(() => undefined))?.scratchpad;
+  // A cycle with nothing to work on would spend every iteration's model call finding that out.
+  if (options.task.length === 0 && !state?.current_task && !state?.pending_actions.length) {
+    throw new CliError(`${agentWorkflowId(agentId)} has no task to work on: give one with --task`, EXIT.usage);
+  }
+  const notice = queueNotice(state, options.task);
   if (notice) process.stderr.write(`Note: ${notice}.\n`);
   if (!options.json) process.stderr.write(`Running a cycle of ${agentWorkflowId(agentId)}…\n`);
   const follower = options.json ? undefined : new AgentFollower(client, agentId, await agentMark(client, agentId));
   let record: Awaited<ReturnType<Agents['runCycle']>>;
+  const interrupted = () => {
+    follower?.stop();
+    process.stderr.write(
+      `\nInterrupted: the cycle goes on in ${agentWorkflowId(agentId)}; \`scratchpad status ${agentId}\` shows it, ` +
+        `\`scratchpad wake ${agentId} --follow\` follows the next one.\n`,
+    );
+    process.exit(130);
+  };
+  // Without an in-process worker, leaving strands nothing: the agent runs the cycle. Say so rather than vanish.
+  if (!config.SCRATCHPAD_IN_PROCESS_WORKER) process.once('SIGINT', interrupted);
   try {
     record = await runtime.withWorker(client, config, spec, agentWorkflowId(agentId), () =>
       runtime.unwrapUpdateErrors(async () => {
@@ -95,6 +110,7 @@ export async function cycleCommand(agentArgument: string | undefined, options: C
     await follower?.done;
     throw error;
   }
+  process.removeListener('SIGINT', interrupted);
   await follower?.finish(record.cycleId);
   const states = await decodedCycleStates(client, record.cycleId);
   if (!states.result) {

@@ -163,14 +163,16 @@ export async function researchDirectiveCommand(runId: string, text: string): Pro
 export async function researchListCommand(options: { all?: boolean }): Promise<number> {
   const config = runtime.config();
   const runs = new ResearchRuns(await runtime.client(config));
-  const taskQueue = options.all ? undefined : config.SCRATCHPAD_TASK_QUEUE;
+  // This task queue's runs, and those `research demo` ran on the queue it derives from it.
+  const queue = config.SCRATCHPAD_TASK_QUEUE;
+  const taskQueue = options.all ? undefined : [queue, `${queue}-research-demo`];
   let listed = 0;
   for await (const run of runs.list({ ...(taskQueue !== undefined && { taskQueue }) })) {
     if (listed++ === 0) out('WORKFLOW ID\tSTATUS\tOUTCOME\tSTARTED');
     out(`${run.workflowId}\t${run.status}\t${run.outcome || '-'}\t${run.startTime.toISOString()}`);
   }
   if (listed === 0) {
-    const where = taskQueue === undefined ? '' : ` on task queue "${taskQueue}" (--all lists every run)`;
+    const where = taskQueue === undefined ? '' : ` on task queue "${queue}" (--all lists every run)`;
     process.stderr.write(`no research runs${where}\n`);
   }
   return EXIT.ok;

@@ -9,7 +9,10 @@ import {
 } from '../options';
 import type { LazyAction } from './command-group';
 
-const WORKER_MODEL = ['--model <spec>', 'model for an in-process worker when none is running'] as const;
+const WORKER_MODEL = [
+  '--model <spec>',
+  "a chat turn's model (the worker must allow it); else the model of an in-process worker",
+] as const;
 
 const DESCRIPTIONS = {
   send: 'one chat turn (respond, then reflect into the scratchpad); prints the reply',

@@ -22,7 +22,7 @@ export function registerCodecServerCommands(program: Command, action: LazyAction
       "decrypt payloads for the Temporal Web UI (Temporal's codec-server protocol): token required, CORS for the " +
         'UI only, loopback by default',
     )
-    .option('--port <n>', `port (default ${DEFAULT_PORT})`, parsePort, DEFAULT_PORT)
+    .option('--port <n>', 'port', parsePort, DEFAULT_PORT)
     .option('--host <address>', 'address to bind (default 127.0.0.1; any other needs --token)', parseBindAddress)
     .option('--origin <url>', 'the Web UI origin allowed to call it (default TEMPORAL_UI_URL)', parseOrigin)
     .option(

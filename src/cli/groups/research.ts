@@ -45,7 +45,9 @@ export function registerResearchCommands(program: Command, action: LazyAction): 
     .action(action(commands, 'researchDirectiveCommand'));
   research
     .command('list')
-    .description('list the research runs of this task queue (SCRATCHPAD_TASK_QUEUE) and their outcome')
+    .description(
+      "list the research runs of this task queue (SCRATCHPAD_TASK_QUEUE, and the research demo's) and their outcome",
+    )
     .option('--all', 'list the runs of every task queue')
     .action(action(commands, 'researchListCommand'));
   research
