@@ -22,7 +22,8 @@ export async function listExecutions(client: Client, query: string): Promise<Wor
     });
     for (const raw of response.executions ?? []) {
       const info = await executionInfoFromRaw(raw, converter, raw, client.options.namespace).catch(() =>
-        executionInfoFromRaw({ ...raw, memo: null }, converter, raw, client.options.namespace),
+        // Field defaults live on the message's prototype: keep it, and hide only the memo.
+        executionInfoFromRaw(Object.create(raw, { memo: { value: null } }), converter, raw, client.options.namespace),
       );
       found.push(info as WorkflowExecutionInfo);
     }

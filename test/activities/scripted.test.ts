@@ -207,7 +207,10 @@ describe('createModelResolver with scripted providers', () => {
 
     expect(failure.type).toBe('ModelError.NotConfigured');
     expect(failure.nonRetryable).toBe(true);
-    expect(failure.message).toContain('SCRATCHPAD_MODEL=');
+    expect(failure.message).toContain('SCRATCHPAD_MODEL (anthropic:MODEL, ');
+    // It becomes a cycle's error, its notes and a progress line: one line, saying to restart the worker.
+    expect(failure.message).not.toContain('\n');
+    expect(failure.message).toContain('scratchpad down && scratchpad up');
   });
 
   it.each([

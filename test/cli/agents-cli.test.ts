@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -6,6 +7,7 @@ import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import YAML from 'yaml';
 import { BackgroundCli, type CliRun, runCli } from '../helpers/cli';
 import { testServerAddress } from '../helpers/temporal';
+import { encryptionDataConverter } from '../../src/common/encryption-codec';
 
 let home: string;
 let counter = 0;
@@ -151,6 +153,27 @@ describe('unknown agents', () => {
 });
 
 describe('agents list and delete', () => {
+  it('lists every agent although one carries a memo this client cannot decrypt', async () => {
+    const sealed = agentName();
+    const keys = [{ id: 'other', key: new Uint8Array(randomBytes(32)) }];
+    const encrypted = new Client({ connection, dataConverter: encryptionDataConverter(keys) });
+    const handle = await encrypted.workflow.start('agent', {
+      taskQueue: `${taskQueue}-nobody-polls`,
+      workflowId: `agent/${sealed}`,
+      args: [{ agentId: sealed }],
+      memo: { scratchpad: { notes: 'sealed' } },
+    });
+    try {
+      const kept = await agentWithCycle();
+      const listed = await scratchpad(['agents', 'list']);
+      expect(listed).toMatchObject({ code: 0, stderr: '' });
+      expect(listed.stdout).toMatch(new RegExp(`^${sealed} `, 'm'));
+      expect(listed.stdout).toMatch(new RegExp(`^${kept} +1 +completed`, 'm'));
+    } finally {
+      await handle.terminate('test over');
+    }
+  });
+
   it('lists agents with their cycles and last outcome, newest first; delete ends one and purges its observations', async () => {
     const kept = await agentWithCycle('x'.repeat(6000));
     const deleted = await agentWithCycle('y'.repeat(6000));
