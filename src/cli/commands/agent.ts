@@ -109,12 +109,21 @@ export async function sendCommand(agentId: string, message: string, options: { j
   return outcomeExitCode(result);
 }
 
-/** Waits, briefly, until the agent no longer reports `cycleId` as running. */
-async function adopted(agents: Agents, agentId: string, cycleId: string): Promise<void> {
+/**
+ * Waits (30 s at most) until the agent has adopted `cycleId`'s result: an in-process worker that stopped before would
+ * leave that workflow task, and the memory's update, to whichever worker comes next. With `unansweredEnds`, a status
+ * query that fails ends the wait (no worker answers: nothing is left to wait for); else it is asked again.
+ */
+export async function adopted(
+  agents: Agents,
+  agentId: string,
+  cycleId: string,
+  options: { unansweredEnds?: boolean } = {},
+): Promise<void> {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     const status = await agents.status(agentId).catch(() => undefined);
-    if (status && status.running?.cycleId !== cycleId) return;
+    if (status ? status.running?.cycleId !== cycleId : options.unansweredEnds) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

@@ -5,7 +5,7 @@ import { renderMarkdown } from '../../core/scratchpad/render';
 import { errorMessage } from '../../common/error-message';
 import { CliError, EXIT } from '../errors';
 import * as runtime from '../runtime';
-import { agentContext, onAgentQueue } from './agent';
+import { adopted, agentContext, onAgentQueue } from './agent';
 import { type Prompter, watchApprovals } from './chat-approvals';
 import { agentWorkflowId } from '../../common/ids';
 import { AgentFollower, agentMark } from '../follow';
@@ -81,20 +81,6 @@ async function cancelTurn(agents: Agents, target: AgentTarget, previous: string 
   }
 }
 
-/**
- * Waits (30 s at most) until the agent has adopted `cycleId`'s result: an in-process worker that stopped before would
- * leave that workflow task, and the memory's update, to whichever worker comes next.
- */
-async function adoption(agents: Agents, agentId: string, cycleId: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    // A query no worker answers cannot tell: nothing left to wait for here.
-    const status = await agents.status(agentId).catch(() => undefined);
-    if (status?.running?.cycleId !== cycleId) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 /** `scratchpad chat AGENT`: an interactive prompt where each line is one `send`. */
 export async function chatCommand(agentId: string, options: { model?: string }): Promise<number> {
   const context = await agentContext(agentId);
@@ -138,7 +124,7 @@ export async function chatCommand(agentId: string, options: { model?: string }):
       .getHandle(lastCycleId)
       .result()
       .catch(() => undefined);
-    await adoption(agents, agentId, lastCycleId);
+    await adopted(agents, agentId, lastCycleId, { unansweredEnds: true });
   };
   try {
     prompt();
