@@ -1,7 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import type { temporal } from '@temporalio/proto';
-import type { CycleResult, ParsedCycleInput } from '../core/cycle/input';
 
 /** One event of a workflow's history, as the server sends it (payloads still encoded). */
 export type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
@@ -131,20 +130,4 @@ export function eventMillis(event: HistoryEvent): number {
   const time = event.eventTime;
   if (!time) return 0;
   return Number(time.seconds ?? 0) * 1000 + Math.floor((time.nanos ?? 0) / 1e6);
-}
-
-/**
- * A cycle's before-state (its input) and, once it has completed, its result, decoded with the client's data converter,
- * so an encrypted setup reads them too.
- */
-export async function decodedCycleStates(
-  client: Client,
-  cycleId: string,
-): Promise<{ input: ParsedCycleInput; result?: CycleResult }> {
-  const events = (await client.workflow.getHandle(cycleId).fetchHistory()).events ?? [];
-  const input = await decodeFirst<ParsedCycleInput>(client, events[0]?.workflowExecutionStartedEventAttributes?.input);
-  if (!input) throw new Error(`the history of ${cycleId} has no readable input`);
-  const completed = events.find((event) => event.workflowExecutionCompletedEventAttributes);
-  const result = await decodeFirst<CycleResult>(client, completed?.workflowExecutionCompletedEventAttributes?.result);
-  return { input, ...(result ? { result } : {}) };
 }

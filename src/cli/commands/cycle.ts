@@ -11,7 +11,6 @@ import { agentWorkflowId } from '../../common/ids';
 import { errorMessage } from '../../common/error-message';
 import { agentFrom, resolvePriorScratchpad } from './staged';
 import { AgentFollower, agentMark } from '../follow';
-import { decodedCycleStates } from '../../clients/history-stream';
 
 /** The options of `scratchpad cycle`, as commander parses them. */
 export interface CycleOptions {
@@ -112,7 +111,7 @@ export async function cycleCommand(agentArgument: string | undefined, options: C
   }
   process.removeListener('SIGINT', interrupted);
   await follower?.finish(record.cycleId);
-  const states = await decodedCycleStates(client, record.cycleId);
+  const states = await agents.cycleStates(record.cycleId);
   if (!states.result) {
     // The cycle never completed (terminated, or it could not start): the agent kept its memory as it was.
     const message = `Cycle ${record.cycleId}: ${record.outcome}${record.error ? `: ${record.error}` : ''}`;
