@@ -15,7 +15,7 @@ import {
   synthesizeUpdate,
 } from '../common/messages/research';
 import { cycleOutcomeKey } from '../common/search-attributes';
-import { visibilityString } from './visibility';
+import { listExecutions, visibilityString } from './visibility';
 import type { ResearchWorkflow } from '../common/workflow-types';
 
 /** One research run as visibility lists it. */
@@ -136,7 +136,8 @@ export class ResearchRuns {
     const queues = options.taskQueue === undefined ? [] : [options.taskQueue].flat();
     const onQueue =
       queues.length === 0 ? '' : ` AND TaskQueue IN (${queues.map((queue) => visibilityString(queue)).join(', ')})`;
-    for await (const execution of this.client.workflow.list({ query: `WorkflowType = 'research'${onQueue}` })) {
+    // Tolerant of a memo this client cannot decrypt: the run's outcome is a search attribute anyway.
+    for (const execution of await listExecutions(this.client, `WorkflowType = 'research'${onQueue}`)) {
       yield summaryOf(execution);
     }
   }
