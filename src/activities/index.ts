@@ -1,3 +1,4 @@
+import { completeForcedCall } from './model/forced-call';
 import type { Client } from '@temporalio/client';
 import { z } from 'zod';
 import { type ModelRequest, ModelRequestSchema, type ModelResponse } from '../core/cycle/model';
@@ -55,7 +56,7 @@ export function createActivities(dependencies: ActivityDependencies) {
       const provider = dependencies.resolveModel(model);
       return heartbeating(async (signal) => {
         const offered = offeredTools(tools, await registry.lookup());
-        return provider.complete(requestFor(provider, { ...rest, tools: offered }), signal);
+        return completeForcedCall(provider, requestFor(provider, { ...rest, tools: offered }), signal);
       });
     },
 

@@ -1,6 +1,7 @@
 import { CliError, EXIT } from './errors';
 import { MAX_TOOL_PATTERNS, isToolPattern } from '../core/tools/pattern';
 import { parseDuration } from '../core/duration';
+import { MAX_OUTPUT_TOKENS, MIN_OUTPUT_TOKENS, type OutputCaps } from '../core/cycle/output-caps';
 
 // Parsers and choices of option values. Command groups load this module at start-up, so it imports nothing heavy.
 
@@ -119,4 +120,37 @@ export function parseJsonObject(value: string): Record<string, unknown> {
     throw new CliError(`invalid --args: expected a JSON object of the tool's arguments, got ${kind}`, EXIT.usage);
   }
   return parsed as Record<string, unknown>;
+}
+
+/**
+ * `--max-output respond=512,reflect=768,task=2048` (any of the three phases): output token caps by phase. A bare
+ * number sets all three.
+ */
+export function parseOutputCaps(value: string): OutputCaps {
+  const fail = (why: string) =>
+    new CliError(`invalid --max-output "${value}": ${why} (e.g. respond=512,reflect=1024,task=2048)`, EXIT.usage);
+  const tokens = (text: string): number => {
+    const parsed = /^\d{1,7}$/.test(text) ? Number(text) : NaN;
+    if (!(parsed >= MIN_OUTPUT_TOKENS && parsed <= MAX_OUTPUT_TOKENS)) {
+      throw fail(`${text} is not from ${MIN_OUTPUT_TOKENS} to ${MAX_OUTPUT_TOKENS}`);
+    }
+    return parsed;
+  };
+  if (/^\d+$/.test(value.trim())) {
+    const all = tokens(value.trim());
+    return { respond: all, reflect: all, task: all };
+  }
+  const caps: OutputCaps = {};
+  for (const part of value.split(',').map((entry) => entry.trim())) {
+    const [phase, count, extra] = part.split('=');
+    if (
+      extra !== undefined ||
+      count === undefined ||
+      !(phase === 'respond' || phase === 'reflect' || phase === 'task')
+    ) {
+      throw fail(`"${part}" is not PHASE=TOKENS with PHASE respond, reflect or task`);
+    }
+    caps[phase] = tokens(count);
+  }
+  return caps;
 }

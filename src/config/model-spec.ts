@@ -1,14 +1,21 @@
 import * as path from 'node:path';
 import { ConfigError } from './errors';
 
+/**
+ * How an OpenAI-compatible server is asked for calls: `tools` (native tool calling), `json` (constrained decoding to a
+ * JSON Schema), `text` (the prompt alone), or `auto` (probed once per worker; a spec without `#...`).
+ */
+export type OpenAIProtocolChoice = 'auto' | 'tools' | 'json' | 'text';
+const PROTOCOLS: readonly string[] = ['tools', 'json', 'text'];
+
 export type ModelSpec =
   | { provider: 'anthropic'; model: string }
-  | { provider: 'openai'; model: string; baseURL: string; protocol: 'tools' | 'text' }
+  | { provider: 'openai'; model: string; baseURL: string; protocol: OpenAIProtocolChoice }
   | { provider: 'scripted'; path: string };
 
 /**
- * Parses `anthropic:MODEL`, `openai:MODEL@BASE_URL[#text]` or `scripted:FILE.jsonl`. The OpenAI model name may itself
- * contain colons (`qwen2.5:7b`); `#text` picks the JSON text protocol for a server without tool calling.
+ * Parses `anthropic:MODEL`, `openai:MODEL@BASE_URL[#tools|#json|#text]` or `scripted:FILE.jsonl`. The OpenAI model
+ * name may itself contain colons (`qwen2.5:7b`); without a `#` the protocol is probed (`auto`).
  */
 export function parseModelSpec(spec: string): ModelSpec {
   const colon = spec.indexOf(':');
@@ -18,30 +25,32 @@ export function parseModelSpec(spec: string): ModelSpec {
   if (provider === 'scripted' && rest) return { provider, path: path.resolve(rest) };
   if (provider === 'openai') {
     const hash = rest.lastIndexOf('#');
-    const protocol = hash < 0 ? 'tools' : rest.slice(hash + 1);
+    const protocol = hash < 0 ? 'auto' : rest.slice(hash + 1);
     const address = hash < 0 ? rest : rest.slice(0, hash);
     const at = address.lastIndexOf('@');
     const model = at < 0 ? address : address.slice(0, at);
     const baseURL = at < 0 ? 'http://localhost:11434/v1' : address.slice(at + 1);
-    const known = protocol === 'tools' || protocol === 'text';
-    if (model && known && /^https?:\/\/[^#]+$/.test(baseURL)) return { provider, model, baseURL, protocol };
+    const known = protocol === 'auto' || PROTOCOLS.includes(protocol);
+    if (model && known && /^https?:\/\/[^#]+$/.test(baseURL)) {
+      return { provider, model, baseURL, protocol: protocol as OpenAIProtocolChoice };
+    }
   }
   throw new ConfigError(
-    `invalid model "${spec}": expected anthropic:MODEL, openai:MODEL@http://HOST:PORT/v1[#text] or scripted:FILE.jsonl`,
+    `invalid model "${spec}": expected anthropic:MODEL, openai:MODEL@http://HOST:PORT/v1[#tools|#json|#text] or scripted:FILE.jsonl`,
   );
 }
 
 /** {@link MODEL_HELP} in one line, as a worker reports it: it ends up in a cycle's error, notes and progress line. */
 export const WORKER_MODEL_HELP =
   'No usable model is configured on this worker: set ANTHROPIC_API_KEY or SCRATCHPAD_MODEL (anthropic:MODEL, ' +
-  'openai:MODEL@http://HOST:PORT/v1[#text] or scripted:FILE.jsonl) where it runs and restart it ' +
+  'openai:MODEL@http://HOST:PORT/v1[#tools|#json|#text] or scripted:FILE.jsonl) where it runs and restart it ' +
   '(`scratchpad down && scratchpad up`), or name a model it allows with --model';
 
 export const MODEL_HELP =
   'No usable model is configured. Set one of:\n' +
   '  ANTHROPIC_API_KEY=sk-...                              (uses anthropic:claude-sonnet-5-5)\n' +
   '  SCRATCHPAD_MODEL=anthropic:claude-sonnet-5-5          (with ANTHROPIC_API_KEY)\n' +
-  '  SCRATCHPAD_MODEL=openai:qwen2.5:7b@http://localhost:11434/v1   (Ollama, llama.cpp, vLLM; native tool calls)\n' +
-  '  SCRATCHPAD_MODEL=openai:MODEL@http://HOST:PORT/v1#text        (a server without tool calling)\n' +
+  '  SCRATCHPAD_MODEL=openai:qwen2.5:7b@http://localhost:11434/v1   (Ollama, llama.cpp, vLLM, LM Studio)\n' +
+  '  SCRATCHPAD_MODEL=openai:MODEL@http://HOST:PORT/v1#json        (#tools, #json or #text: skip the probe)\n' +
   '  SCRATCHPAD_MODEL=scripted:path/to/responses.jsonl     (replays recorded responses)\n' +
   'or pass --model with one of those values.';

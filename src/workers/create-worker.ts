@@ -11,7 +11,7 @@ import { type ToolSources, toolRegistryFor } from './tool-sources';
 import { encryptionDataConverter } from '../common/encryption-codec';
 import type { TimelineSinks } from '../common/timeline-sink';
 import { createActivities } from '../activities';
-import { createModelResolver } from '../activities/model/registry';
+import { createModelResolver, probeDefaultModel, protocolLine } from '../activities/model/registry';
 import type { ModelProvider } from '../activities/model/provider';
 import type { ToolOptions } from '../activities/tools/types';
 import type { Config } from '../config';
@@ -60,6 +60,8 @@ export interface WorkerSetup {
   tools?: ToolSources;
   /** A registry built already (the command line lists it at start); takes the place of `tools`. */
   toolRegistry?: ToolRegistry;
+  /** Where the worker's own lines go (how its model is asked for calls); stderr by default. */
+  log?: (line: string) => void;
 }
 
 /** The worker's tools from configuration, each source given in `setup` taking the place of its variable. */
@@ -89,6 +91,7 @@ export function closingTools(registry: ToolRegistry): WorkerPlugin {
 /** A worker running the project's workflows and activities on the configured task queue. */
 export async function createWorker(setup: WorkerSetup): Promise<Worker> {
   const { config } = setup;
+  const log = setup.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const connection = setup.connection ?? (await NativeConnection.connect(config.temporal));
   const resolveModel = createModelResolver({
     defaultSpec: setup.modelSpec,
@@ -97,7 +100,9 @@ export async function createWorker(setup: WorkerSetup): Promise<Worker> {
     openaiApiKey: config.OPENAI_API_KEY,
     providers: setup.providers,
     models: [...config.SCRATCHPAD_MODELS, ...(setup.models ?? [])],
+    onProtocol: (spec, protocol, why) => log(protocolLine(spec, protocol, why)),
   });
+  void probeDefaultModel(resolveModel, log);
   const dataConverter = encryptionDataConverter(config.encryptionKeys);
   const toolRegistry = setup.toolRegistry ?? (await workerToolRegistry(config, setup.tools));
   return Worker.create({

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { SimplePlugin } from '@temporalio/plugin';
 import type { ReplayWorkerOptions, WorkerOptions } from '@temporalio/worker';
 import { type ActivityDependencies, createActivities } from '../activities';
-import { createModelResolver } from '../activities/model/registry';
+import { createModelResolver, probeDefaultModel, protocolLine } from '../activities/model/registry';
 import type { ModelProvider } from '../activities/model/provider';
 import type { ToolOptions } from '../activities/tools/types';
 import { SHARED_WORKFLOW_MODULES, WORKFLOWS_PATH } from '../config/paths';
@@ -97,7 +97,9 @@ export class ScratchpadPlugin extends SimplePlugin {
       openaiApiKey: options.openaiApiKey,
       providers: options.providers,
       models: options.models,
+      onProtocol: (spec, protocol, why) => console.warn(protocolLine(spec, protocol, why)),
     });
+    void probeDefaultModel(resolveModel, (line) => console.warn(line));
     const { limits, tools } = toolsOf(options);
     const toolRegistry = toolRegistryOf({
       tools,

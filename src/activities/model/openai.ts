@@ -13,14 +13,17 @@ import { toModelFailure } from './errors';
 import { excerpt } from './excerpt';
 import { envelopeSystem, envelopeToolCalls, speaksEnvelope } from './envelope';
 import { jsonProtocolSystem } from './json-protocol';
+import { jsonModeOf } from './json-mode';
 import type { ModelProvider, ProviderRequest } from './provider';
 import { SYSTEM_PROMPTS } from './system-prompts';
 
 /**
- * How a server is asked for calls: `tools`, native tool calling (vLLM, Ollama, llama.cpp, LM Studio); `text`, the
- * JSON text protocol (and the staged runs' envelope) for a server without tool calling (`openai:MODEL@URL#text`).
+ * How a server is asked for calls: `tools`, native tool calling (vLLM, Ollama, llama.cpp, LM Studio); `json`,
+ * constrained decoding to a JSON Schema of the calls (`response_format: json_schema`); `text`, the JSON text protocol
+ * (and the staged runs' envelope) by prompt alone. `auto` probes the server once for the first that works.
  */
-export type OpenAIProtocol = 'tools' | 'text';
+export type OpenAIProtocol = 'tools' | 'json' | 'text';
+export type OpenAIProtocolChoice = OpenAIProtocol | 'auto';
 
 /** Where an OpenAI-compatible chat-completions server listens, and how to talk to it. */
 export interface OpenAICompatibleOptions {
@@ -30,7 +33,10 @@ export interface OpenAICompatibleOptions {
   apiKey?: string;
   /** Per-request client timeout; the activity's start-to-close timeout still bounds the attempt. */
   timeoutMs?: number;
-  protocol?: OpenAIProtocol;
+  /** Absent: `auto`. */
+  protocol?: OpenAIProtocolChoice;
+  /** Told once what `auto` chose, and why. */
+  onProtocol?: (spec: string, protocol: OpenAIProtocol, why: string) => void;
 }
 
 function toolChoiceOf(choice: ProviderRequest['toolChoice']): ChatCompletionToolChoiceOption {
@@ -73,18 +79,49 @@ function chatMessage(message: Message): ChatCompletionMessageParam {
   };
 }
 
+/** What a server answers for each protocol: a forced call of a tiny tool, then a tiny schema. */
+const PROBE_TOOL = {
+  type: 'function' as const,
+  function: {
+    name: 'ping',
+    description: 'Answer the ping.',
+    parameters: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] },
+  },
+};
+const PROBE_SCHEMA = {
+  type: 'object',
+  properties: { ok: { type: 'boolean' } },
+  required: ['ok'],
+  additionalProperties: false,
+};
+const PROBE_MESSAGES: ChatCompletionMessageParam[] = [{ role: 'user', content: 'Reply to the ping.' }];
+
+function parsedJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * A local or self-hosted model over chat completions, through the official `openai` SDK with its retries off
- * (Temporal retries). Native tool calling by default; the JSON text protocol where a server has none.
+ * (Temporal retries). Unless the spec names a protocol, the first request probes the server once for native tool
+ * calling, then constrained decoding, then the prompt alone, and keeps the answer for the worker's life.
  */
 export class OpenAICompatibleProvider implements ModelProvider {
   readonly spec: string;
   private readonly client: OpenAI;
-  private readonly protocol: OpenAIProtocol;
+  private readonly choice: OpenAIProtocolChoice;
+  private chosen?: Promise<OpenAIProtocol>;
+  /** The protocol in use once known: the spec's, or what the probe found. */
+  protocol?: OpenAIProtocol;
 
   constructor(private readonly options: OpenAICompatibleOptions) {
-    this.protocol = options.protocol ?? 'tools';
-    this.spec = `openai:${options.model}@${options.baseURL}${this.protocol === 'text' ? '#text' : ''}`;
+    this.choice = options.protocol ?? 'auto';
+    if (this.choice !== 'auto') this.protocol = this.choice;
+    const marked = this.choice === 'auto' ? '' : `#${this.choice}`;
+    this.spec = `openai:${options.model}@${options.baseURL}${marked}`;
     this.client = new OpenAI({
       baseURL: options.baseURL.replace(/\/+$/, ''),
       // Local servers want no key; the SDK insists on one, so without a key none is sent.
@@ -97,13 +134,72 @@ export class OpenAICompatibleProvider implements ModelProvider {
     });
   }
 
+  /**
+   * The protocol to use: the spec's, or probed once. A probe that cannot reach the server throws (the activity
+   * retries) and is tried again by the next request; an answer, once had, is kept.
+   */
+  resolveProtocol(signal?: AbortSignal): Promise<OpenAIProtocol> {
+    if (this.choice !== 'auto') return Promise.resolve(this.choice);
+    this.chosen ??= this.probe(signal).then(
+      ({ protocol, why }) => {
+        this.protocol = protocol;
+        this.options.onProtocol?.(this.spec, protocol, why);
+        return protocol;
+      },
+      (error: unknown) => {
+        this.chosen = undefined;
+        throw error;
+      },
+    );
+    return this.chosen;
+  }
+
+  private async probe(signal?: AbortSignal): Promise<{ protocol: OpenAIProtocol; why: string }> {
+    const base = { model: this.options.model, messages: PROBE_MESSAGES, max_tokens: 32, temperature: 0 };
+    const tools = await this.probeRequest({ ...base, tools: [PROBE_TOOL], tool_choice: 'required' }, signal);
+    if (tools.ok && tools.completion.choices?.[0]?.message?.tool_calls?.some((call) => call.type === 'function')) {
+      return { protocol: 'tools', why: 'the server made a forced tool call' };
+    }
+    const toolsWhy = tools.ok ? 'a forced tool call came back as text' : `tools refused (${tools.reason})`;
+    const json = await this.probeRequest(
+      { ...base, response_format: { type: 'json_schema', json_schema: { name: 'ping', schema: PROBE_SCHEMA } } },
+      signal,
+    );
+    const value = json.ok ? parsedJson(json.completion.choices?.[0]?.message?.content ?? '') : undefined;
+    if (typeof (value as { ok?: unknown } | undefined)?.ok === 'boolean') {
+      return { protocol: 'json', why: `${toolsWhy}; the server held a reply to a JSON Schema` };
+    }
+    const jsonWhy = json.ok ? 'a schema-constrained reply did not match' : `json_schema refused (${json.reason})`;
+    return { protocol: 'text', why: `${toolsWhy}; ${jsonWhy}` };
+  }
+
+  /** One probe request: its completion, or why a server refused it (4xx); anything else fails the call. */
+  private async probeRequest(
+    params: ChatCompletionCreateParamsNonStreaming,
+    signal?: AbortSignal,
+  ): Promise<{ ok: true; completion: ChatCompletion } | { ok: false; reason: string }> {
+    try {
+      return { ok: true, completion: await this.client.chat.completions.create(params, { signal }) };
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      if (error instanceof OpenAI.APIError && typeof error.status === 'number' && error.status < 500) {
+        if (error.status === 401 || error.status === 403 || error.status === 404) throw this.failure(error);
+        return { ok: false, reason: `${error.status}: ${excerpt(error.message, 120)}` };
+      }
+      throw this.failure(error);
+    }
+  }
+
   async complete(request: ProviderRequest, signal?: AbortSignal): Promise<ModelResponse> {
+    const protocol = await this.resolveProtocol(signal);
     let completion: ChatCompletion;
     // The client timeout is a signal of its own, so a timeout is told apart from the activity's cancellation.
     const timeout = this.options.timeoutMs ? AbortSignal.timeout(this.options.timeoutMs) : undefined;
     const requestSignal = signal && timeout ? AbortSignal.any([signal, timeout]) : (signal ?? timeout);
     try {
-      completion = await this.client.chat.completions.create(this.params(request), { signal: requestSignal });
+      completion = await this.client.chat.completions.create(this.params(request, protocol), {
+        signal: requestSignal,
+      });
     } catch (error) {
       // On cancellation rethrow the activity's reason so the worker reports it as cancelled.
       if (signal?.aborted) throw signal.reason;
@@ -113,16 +209,21 @@ export class OpenAICompatibleProvider implements ModelProvider {
           type: ModelError.Timeout,
         });
       }
-      throw this.failure(error, request);
+      throw this.failure(error, request, protocol);
     }
-    return this.toModelResponse(completion, request);
+    return this.toModelResponse(completion, request, protocol);
   }
 
-  /** The request body: the system prompt, the messages, and the offered tools when the server calls them natively. */
-  params(request: ProviderRequest): ChatCompletionCreateParamsNonStreaming {
-    const native = this.protocol === 'tools';
+  /** The request body: the system prompt, the messages, and the calls asked for in the protocol's way. */
+  params(
+    request: ProviderRequest,
+    protocol: OpenAIProtocol = this.protocol ?? 'tools',
+  ): ChatCompletionCreateParamsNonStreaming {
+    const native = protocol === 'tools';
+    const json = protocol === 'json' ? jsonModeOf(request) : undefined;
     let system = SYSTEM_PROMPTS[request.system];
-    if (!native) system = speaksEnvelope(request) ? envelopeSystem(request) : jsonProtocolSystem(request);
+    if (json) system = json.system;
+    else if (!native) system = speaksEnvelope(request) ? envelopeSystem(request) : jsonProtocolSystem(request);
     const messages: ChatCompletionMessageParam[] = [
       { role: 'system', content: system },
       ...(native ? request.messages.map(chatMessage) : flattenToolUse(request.messages)),
@@ -140,10 +241,11 @@ export class OpenAICompatibleProvider implements ModelProvider {
         })),
         tool_choice: toolChoiceOf(request.toolChoice),
       }),
+      ...(json && { response_format: { type: 'json_schema', json_schema: { name: json.name, schema: json.schema } } }),
     };
   }
 
-  private failure(error: unknown, request: ProviderRequest): ApplicationFailure {
+  private failure(error: unknown, request?: ProviderRequest, protocol?: OpenAIProtocol): ApplicationFailure {
     if (error instanceof OpenAI.APIError && typeof error.status === 'number') {
       const body = error.error as { message?: unknown } | string | undefined;
       const apiMessage = typeof body === 'string' ? body : typeof body?.message === 'string' ? body.message : null;
@@ -154,10 +256,10 @@ export class OpenAICompatibleProvider implements ModelProvider {
       );
       // A server without tool calling refuses the `tools` field; say how to use it anyway.
       const aboutTools = /tool/i.test(apiMessage ?? message) && error.status >= 400 && error.status < 500;
-      if (aboutTools && this.protocol === 'tools' && request.tools.length > 0) {
+      if (aboutTools && protocol === 'tools' && request && request.tools.length > 0) {
         return ApplicationFailure.nonRetryable(
-          `${failure.message}. If this server has no tool calling, use the JSON text protocol: ` +
-            `openai:${this.options.model}@${this.options.baseURL}#text`,
+          `${failure.message}. If this server has no tool calling, use constrained decoding or the JSON text ` +
+            `protocol: openai:${this.options.model}@${this.options.baseURL}#json (or #text)`,
           ModelError.BadRequest,
         );
       }
@@ -174,11 +276,15 @@ export class OpenAICompatibleProvider implements ModelProvider {
     return toModelFailure(error, this.spec);
   }
 
-  private toModelResponse(completion: ChatCompletion, request: ProviderRequest): ModelResponse {
+  private toModelResponse(
+    completion: ChatCompletion,
+    request: ProviderRequest,
+    protocol: OpenAIProtocol,
+  ): ModelResponse {
     const choice = Array.isArray(completion?.choices) ? completion.choices[0] : undefined;
     const message = choice?.message;
     const text = message?.content;
-    const calls = message && this.protocol === 'tools' ? toolCallsOf(message) : [];
+    const calls = message && protocol === 'tools' ? toolCallsOf(message) : [];
     if (!message || (typeof text !== 'string' && calls.length === 0)) {
       const quoted = excerpt(JSON.stringify(completion ?? null));
       throw ApplicationFailure.nonRetryable(
@@ -190,8 +296,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
     const usage = completion.usage;
     const cached = usage?.prompt_tokens_details?.cached_tokens ?? 0;
     return {
-      text: content,
-      toolCalls: this.protocol === 'text' && speaksEnvelope(request) ? envelopeToolCalls(content, request) : calls,
+      ...this.callsOf(content, calls, request, protocol),
       stopReason: choice?.finish_reason ?? null,
       usage: {
         // Chat completions count cached prompt tokens inside prompt_tokens; here they are counted apart, as cache reads.
@@ -202,5 +307,19 @@ export class OpenAICompatibleProvider implements ModelProvider {
       },
       model: completion.model || this.options.model,
     };
+  }
+
+  /** The reply's text and calls as the protocol carries them. */
+  private callsOf(
+    content: string,
+    calls: ToolCall[],
+    request: ProviderRequest,
+    protocol: OpenAIProtocol,
+  ): { text: string; toolCalls: ToolCall[] } {
+    if (protocol === 'tools') return { text: content, toolCalls: calls };
+    const json = protocol === 'json' ? jsonModeOf(request) : undefined;
+    // A reply cut before its JSON closed is not an object: it stays text, which the workflow reads as it can.
+    if (json) return json.decode(parsedJson(content), content);
+    return { text: content, toolCalls: speaksEnvelope(request) ? envelopeToolCalls(content, request) : [] };
   }
 }

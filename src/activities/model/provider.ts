@@ -27,6 +27,10 @@ export interface ModelProvider {
   /** Whether it takes user messages in blocks with cache marks; a provider without it gets each as one text. */
   readonly readsCacheMarks?: boolean;
   complete(request: ProviderRequest, signal?: AbortSignal): Promise<ModelResponse>;
+  /** How it asks the model for calls, once known (`tools`, `json`, `text`); absent for providers with one way. */
+  readonly protocol?: string;
+  /** Finds out how to ask for calls (an OpenAI-compatible spec without `#...` probes its server). */
+  resolveProtocol?(signal?: AbortSignal): Promise<string>;
 }
 
 /** `request` as `provider` takes it: blocks joined into one text unless it reads cache marks. */

@@ -23,6 +23,8 @@ export interface ModelResolverOptions {
    * default and the specs of `providers` are always allowed; a request naming anything else is refused.
    */
   models?: readonly string[];
+  /** Told what an OpenAI-compatible spec without `#...` was found to speak, once per spec. */
+  onProtocol?: (spec: string, protocol: string, why: string) => void;
 }
 
 /**
@@ -80,10 +82,35 @@ function buildProvider(spec: string, parsed: ModelSpec, options: ModelResolverOp
         baseURL: parsed.baseURL,
         apiKey: options.openaiApiKey,
         protocol: parsed.protocol,
+        onProtocol: options.onProtocol,
       });
     case 'scripted':
       return ScriptedProvider.fromFile(parsed.path);
   }
+}
+
+/**
+ * Probes the worker's default model at start, so the log says at once how it will be asked for calls (and `auto`
+ * costs the first turn nothing). A server not up yet is probed again at the first call.
+ */
+export async function probeDefaultModel(resolve: ModelResolver, log: (line: string) => void): Promise<void> {
+  let provider: ModelProvider;
+  try {
+    provider = resolve();
+  } catch {
+    return;
+  }
+  if (!provider.resolveProtocol) return;
+  try {
+    await provider.resolveProtocol(AbortSignal.timeout(60_000));
+  } catch (error) {
+    log(`model ${quotedSpec(provider.spec)}: not probed yet (${excerpt(errorMessage(error), 200)}); probing at its first call`);
+  }
+}
+
+/** The line a worker logs once it knows how a model is asked for calls. */
+export function protocolLine(spec: string, protocol: string, why: string): string {
+  return `model ${quotedSpec(spec)} speaks #${protocol}: ${why}`;
 }
 
 /**

@@ -2,7 +2,7 @@ import * as fs from 'node:fs/promises';
 import YAML from 'yaml';
 import { type AgentTarget, Agents } from '../../client';
 import type { Config } from '../../config';
-import { DirectiveTextSchema } from '../../core/cycle/input';
+import { type CycleResult, DirectiveTextSchema } from '../../core/cycle/input';
 import { describeIssues } from '../../common/workflow-input';
 import { SECTION_KEYS, type Scratchpad, isSectionKey, normalizeScratchpad } from '../../core/scratchpad/scratchpad';
 import { CliError, EXIT, outcomeExitCode } from '../errors';
@@ -73,15 +73,23 @@ function firstLine(text: string): string {
   );
 }
 
-/** Why a cycle workflow failed, from its result; undefined when it completed. */
-async function cycleFailure(agents: Agents, cycleId: string): Promise<string | undefined> {
+/** A cycle workflow's end: its result, or why it failed. */
+async function cycleEnd(agents: Agents, cycleId: string): Promise<{ result?: CycleResult; failure?: string }> {
   try {
-    await agents.client.workflow.getHandle(cycleId).result();
-    return undefined;
+    return { result: (await agents.client.workflow.getHandle(cycleId).result()) as CycleResult };
   } catch (error) {
     const cause = (error as { cause?: unknown }).cause;
-    return firstLine(errorMessage(cause ?? error));
+    return { failure: firstLine(errorMessage(cause ?? error)) };
   }
+}
+
+/** The lines a chat turn owes the user beside its reply: a reply cut at the cap, a memory reflect did not update. */
+export function turnNotices(result: Pick<CycleResult, 'memoryUnchanged' | 'replyCut'> | undefined): string[] {
+  const lines: string[] = [];
+  if (result?.replyCut)
+    lines.push('reply cut at the output cap (raise it: scratchpad configure --max-output respond=N)');
+  if (result?.memoryUnchanged) lines.push(`memory not updated this turn: ${result.memoryUnchanged}`);
+  return lines;
 }
 
 /** `scratchpad send AGENT TEXT`: one chat turn; prints the reply as soon as respond ends, exits once reflect has. */
@@ -96,11 +104,12 @@ export async function sendCommand(agentId: string, message: string, options: { j
       else if (answer.reply) process.stdout.write(`${answer.reply}\n`);
       // The reply comes before reflect (design.md, The reply first): an in-process worker stopped now would cut it
       // short, and the next command would find the cycle still running until the agent has adopted its result.
-      const failure = await cycleFailure(agents, answer.cycleId);
+      const { result: cycle, failure } = await cycleEnd(agents, answer.cycleId);
       if (!options.json && answer.outcome !== 'completed') {
         const reason = answer.error ?? failure;
         process.stderr.write(`cycle ${answer.cycleId}: ${answer.outcome}${reason ? `: ${firstLine(reason)}` : ''}\n`);
       }
+      if (!options.json) for (const line of turnNotices(cycle)) process.stderr.write(`${line}\n`);
       await adopted(agents, agentId, answer.cycleId);
       return answer;
     },

@@ -1,6 +1,7 @@
 import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import type { AgentSettings } from '../../core/agent/agent';
 import { formatDuration } from '../../core/duration';
+import { DEFAULT_OUTPUT_CAPS } from '../../core/cycle/output-caps';
 import { describeAgent } from '../../clients/agent-start';
 import { type AgentOverview, hasAgentWorkflows, listAgents } from '../../clients/agent-overview';
 import { agentWorkflowId, validateAgentId } from '../../common/ids';
@@ -43,6 +44,7 @@ export function settingsLines(settings: AgentSettings): string[] {
     `tools: ${patterns(settings.tools, '(the default: the built-ins and every tool the worker has)')}`,
     `approve: ${patterns(settings.approve, "(none of its own; the worker's and the tools' policies apply)")}`,
     `approvalTimeout: ${settings.approvalTimeoutMs === undefined ? '24h (the default)' : formatDuration(settings.approvalTimeoutMs)}`,
+    `maxOutputTokens: ${(['respond', 'reflect', 'task'] as const).map((phase) => `${phase}=${settings.maxOutputTokens?.[phase] ?? DEFAULT_OUTPUT_CAPS[phase]}`).join(', ')}`,
     ...(settings.cacheTtl ? [`cacheTtl: ${settings.cacheTtl}`] : []),
   ];
 }

@@ -5,7 +5,8 @@ import { renderMarkdown } from '../../core/scratchpad/render';
 import { errorMessage } from '../../common/error-message';
 import { CliError, EXIT } from '../errors';
 import * as runtime from '../runtime';
-import { adopted, agentContext, onAgentQueue } from './agent';
+import { adopted, agentContext, onAgentQueue, turnNotices } from './agent';
+import type { CycleResult } from '../../core/cycle/input';
 import { type Prompter, watchApprovals } from './chat-approvals';
 import { agentWorkflowId } from '../../common/ids';
 import { AgentFollower, agentMark } from '../follow';
@@ -192,6 +193,12 @@ export async function chatCommand(agentId: string, options: { model?: string }):
           await follower.done;
           lastCycleId = result.cycleId;
           process.stdout.write(turnText(result));
+          // The next turn waits for this one's reflect in the agent anyway; meanwhile its outcome is worth a line.
+          const cycle = (await client.workflow
+            .getHandle(result.cycleId)
+            .result()
+            .catch(() => undefined)) as CycleResult | undefined;
+          for (const notice of turnNotices(cycle)) process.stdout.write(`(${notice})\n`);
         }
       } catch (error) {
         // One line whatever failed (a refused send, a lost connection): the conversation goes on.

@@ -1,4 +1,5 @@
 import type { AgentSettings } from '../../core/agent/agent';
+import type { OutputCaps } from '../../core/cycle/output-caps';
 import { MAX_TOOL_PATTERNS } from '../../core/tools/pattern';
 import { CliError, EXIT } from '../errors';
 import * as runtime from '../runtime';
@@ -19,6 +20,7 @@ export interface ConfigureOptions {
   approve?: string[];
   noApprove?: string[];
   approvalTimeout?: number;
+  maxOutput?: OutputCaps;
   /** Start the agent with these settings when it does not exist yet. */
   create?: boolean;
   json?: boolean;
@@ -77,7 +79,8 @@ export async function configureCommand(agentId: string, options: ConfigureOption
   const editsApprove = options.approve !== undefined || options.noApprove !== undefined;
   if (editsApprove) editApprovePatterns([], options.approve, options.noApprove);
   const changes = Object.fromEntries(Object.entries(requested).filter(([, value]) => value !== undefined));
-  if (Object.keys(changes).length === 0 && !editsApprove) {
+  const editsCaps = options.maxOutput !== undefined;
+  if (Object.keys(changes).length === 0 && !editsApprove && !editsCaps) {
     if (options.create) throw new CliError('--create needs settings to start the agent with', EXIT.usage);
     return showSettings(agentId, options.json);
   }
@@ -94,6 +97,12 @@ export async function configureCommand(agentId: string, options: ConfigureOption
         const edited = editApprovePatterns(current, options.approve, options.noApprove);
         notRemoved = edited.notRemoved;
         changes.approve = edited.approve;
+      }
+      if (options.maxOutput) {
+        // The update replaces the caps: the phases not named keep the agent's own.
+        const running = (await agents.describe(agentId))?.status.name === 'RUNNING';
+        const current = running ? (await agents.status(agentId)).settings.maxOutputTokens : undefined;
+        changes.maxOutputTokens = { ...current, ...options.maxOutput };
       }
       return agents.configure(target, changes);
     },

@@ -3,6 +3,7 @@ import {
   MAX_ITERATIONS,
   collect,
   durationParser,
+  parseOutputCaps,
   parsePositiveInt,
   parseToolPatterns,
   toolPatternParser,
@@ -97,6 +98,11 @@ export function registerAgentCommands(program: Command, action: LazyAction): voi
       '--approval-timeout <duration>',
       'how long a call waits for a decision before it is denied (default 24h)',
       durationParser('--approval-timeout'),
+    )
+    .option(
+      '--max-output <caps>',
+      'most output tokens per model call, by phase: respond=1024,reflect=1024,task=2048 (the defaults), or one number',
+      parseOutputCaps,
     )
     .option('--create', 'start the agent with these settings when it does not exist')
     .option('--json', 'print the settings as JSON')

@@ -8,7 +8,15 @@ import {
   type Trigger,
   TriggerSchema,
 } from '../cycle/input';
-import { type CacheTtl, CacheTtlSchema, type Usage, UsageSchema, ZERO_USAGE, addUsage } from '../cycle/model';
+import {
+  type CacheTtl,
+  CacheTtlSchema,
+  OutputCapsSchema,
+  type Usage,
+  UsageSchema,
+  ZERO_USAGE,
+  addUsage,
+} from '../cycle/model';
 import { newestWithin } from '../payload';
 import { ScratchpadSchema, UPDATE_KEYS } from '../scratchpad/scratchpad';
 import { codePointLength, headCodePoints } from '../text';
@@ -57,6 +65,8 @@ export const AgentSettingsSchema = shareable(
     approve: ToolPatternsSchema().nullish(),
     /** How long a call waits for a decision before it is denied; absent, 24 hours (core/tools/approval.ts). */
     approvalTimeoutMs: z.number().int().min(1000).max(MAX_APPROVAL_TIMEOUT_MS).optional(),
+    /** Most output tokens per model call, by phase (respond, reflect, task); absent phases take the defaults. */
+    maxOutputTokens: OutputCapsSchema().optional(),
   }),
 );
 export type AgentSettings = z.output<ReturnType<typeof AgentSettingsSchema>>;
@@ -80,6 +90,10 @@ export const CycleRecordSchema = shareable(
     usage: UsageSchema(),
     directives: z.array(z.string()),
     error: z.string().optional(),
+    /** Whether the cycle changed the memory (notes aside); absent for a cancelled cycle and records before 0.6. */
+    memoryChanged: z.boolean().optional(),
+    /** Why a chat turn's reflect left the memory as it was. */
+    noUpdate: z.string().optional(),
   }),
 );
 export type CycleRecord = z.infer<ReturnType<typeof CycleRecordSchema>>;
@@ -176,6 +190,8 @@ export interface SendResult {
   cycleId: string;
   outcome: AgentCycleOutcome;
   error?: string;
+  /** The reply stopped at the respond phase's output cap (`maxOutputTokens`). */
+  cut?: true;
 }
 
 export interface AgentStatus {
@@ -196,6 +212,10 @@ export interface AgentStatus {
   rewinds?: RewindRecord[];
   /** Calls its cycles wait on for a person's decision; absent when none waits. */
   approvals?: PendingApproval[];
+  /** How many of the latest cycles in a row left the memory as it was (notes aside). */
+  turnsSinceMemoryChanged?: number;
+  /** Why the last chat turn's reflect made no update, while no later cycle changed the memory. */
+  lastNoUpdate?: string;
 }
 
 /** The last `count` items of `items`. */
@@ -211,7 +231,12 @@ function clip(text: string, points: number): string {
  * How the agent remembers a finished cycle, with the directives it showed the model: their openings (the directive
  * log and the cycle's history hold them whole), so fifty records stay small.
  */
-export function cycleRecordOf(result: CycleResult, trigger: Trigger, directives: string[]): CycleRecord {
+export function cycleRecordOf(
+  result: CycleResult,
+  trigger: Trigger,
+  directives: string[],
+  memoryChanged?: boolean,
+): CycleRecord {
   return {
     cycleId: result.cycleId,
     trigger,
@@ -220,7 +245,20 @@ export function cycleRecordOf(result: CycleResult, trigger: Trigger, directives:
     usage: result.usage,
     directives: directives.map((text) => clip(text, RECORDED_DIRECTIVE_CHARS)),
     ...(result.error ? { error: clip(result.error, RECORDED_ERROR_CHARS) } : {}),
+    ...(memoryChanged !== undefined && { memoryChanged }),
+    ...(result.memoryUnchanged ? { noUpdate: clip(result.memoryUnchanged, RECORDED_ERROR_CHARS) } : {}),
   };
+}
+
+/** How many of the latest cycles in a row left the memory as it was (a cancelled one counts as neither). */
+export function turnsSinceMemoryChanged(cycles: readonly CycleRecord[]): number {
+  let count = 0;
+  for (let index = cycles.length - 1; index >= 0; index--) {
+    const changed = cycles[index]?.memoryChanged;
+    if (changed === true) break;
+    if (changed === false) count++;
+  }
+  return count;
 }
 
 /** `cycles` with `record` added, within {@link KEPT_CYCLES} and {@link CYCLES_BUDGET_BYTES}, oldest dropped first. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_BUDGET_CHARS } from '../scratchpad/budget';
-import { CacheTtlSchema, UsageSchema } from './model';
+import { CacheTtlSchema, OutputCapsSchema, UsageSchema } from './model';
 import { ScratchpadSchema } from '../scratchpad/scratchpad';
 import { ToolPatternsSchema } from '../tools/select';
 import { DecisionSchema } from '../tools/approval';
@@ -84,6 +84,8 @@ const baseShape = () => ({
   approve: ToolPatternsSchema().optional(),
   /** How long a call waits for a decision before it is denied (default core/tools/approval.ts). */
   approvalTimeoutMs: z.number().int().min(1000).max(MAX_APPROVAL_TIMEOUT_MS).optional(),
+  /** Most output tokens per model call, by phase; absent phases take {@link DEFAULT_OUTPUT_CAPS}. */
+  maxOutputTokens: OutputCapsSchema().optional(),
 });
 
 /**
@@ -177,6 +179,10 @@ export const CycleResultSchema = shareable(
     boardEntry: z.string().optional(),
     /** Decisions on the calls that waited for a person, newest kept (core/tools/approval.ts). */
     decisions: z.array(DecisionSchema()).optional(),
+    /** Chat: why reflect left the memory as it was (design.md, Never silent). */
+    memoryUnchanged: z.string().optional(),
+    /** Chat: the reply stopped at the respond phase's output cap. */
+    replyCut: z.literal(true).optional(),
   }),
 );
 export type CycleResult = z.input<ReturnType<typeof CycleResultSchema>>;

@@ -1,5 +1,14 @@
 import { z } from 'zod';
 import { shareable } from '../shareable';
+import {
+  DEFAULT_OUTPUT_CAPS,
+  MAX_OUTPUT_TOKENS,
+  MIN_OUTPUT_TOKENS,
+  type OutputCaps,
+  type OutputPhase,
+} from './output-caps';
+
+export { DEFAULT_OUTPUT_CAPS, MAX_OUTPUT_TOKENS, type OutputCaps, type OutputPhase };
 
 /** Most characters of one message's text: far above a scratchpad, a prompt or a reply, yet bounded. */
 export const MAX_MESSAGE_CONTENT_CHARS = 1_000_000;
@@ -158,9 +167,24 @@ export const ModelRequestSchema = shareable(
     model: z.string().optional(),
     /** How long the provider keeps the cached prefix (Anthropic: 5 minutes by default, or 1 hour). */
     cacheTtl: CacheTtlSchema().optional(),
-    maxTokens: z.number().int().positive().default(2048),
+    maxTokens: z.number().int().positive().max(MAX_OUTPUT_TOKENS).default(2048),
   }),
 );
+
+const outputTokens = z.number().int().min(MIN_OUTPUT_TOKENS).max(MAX_OUTPUT_TOKENS);
+export const OutputCapsSchema = shareable(
+  z.strictObject({ respond: outputTokens.optional(), reflect: outputTokens.optional(), task: outputTokens.optional() }),
+);
+
+/** The output cap of `phase` for a cycle: its setting, else the default. */
+export function outputCap(input: { maxOutputTokens?: OutputCaps }, phase: OutputPhase): number {
+  return input.maxOutputTokens?.[phase] ?? DEFAULT_OUTPUT_CAPS[phase];
+}
+
+/** Whether a reply stopped at its output cap (chat completions' `length`, Anthropic's `max_tokens`). */
+export function isCut(response: Pick<ModelResponse, 'stopReason'>): boolean {
+  return response.stopReason === 'length' || response.stopReason === 'max_tokens';
+}
 export type ModelRequest = z.input<ReturnType<typeof ModelRequestSchema>>;
 
 // Far beyond what an agent spends on one model in its lifetime (its totals ride every continue-as-new), yet low
@@ -192,6 +216,8 @@ export const ModelResponseSchema = shareable(
     stopReason: z.string().nullable(),
     usage: UsageSchema(),
     model: z.string(),
+    /** The reply came only after a corrective retry: the first lacked the call the request forced. */
+    corrected: z.boolean().optional(),
   }),
 );
 export type ModelResponse = z.infer<ReturnType<typeof ModelResponseSchema>>;

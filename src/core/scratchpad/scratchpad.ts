@@ -159,3 +159,10 @@ export function enqueueTasks(state: Scratchpad, tasks: readonly string[], goals:
 export function hasWork(state: Scratchpad): boolean {
   return state.current_task !== null || state.pending_actions.length > 0;
 }
+
+/** Whether `after` remembers anything `before` did not: any section or task field, notes and the stamp aside. */
+export function memoryChanged(before: Scratchpad, after: Scratchpad): boolean {
+  const { notes: _beforeNotes, last_updated: _beforeStamp, ...kept } = before;
+  const { notes: _afterNotes, last_updated: _afterStamp, ...next } = after;
+  return JSON.stringify(kept) !== JSON.stringify(next);
+}

@@ -245,6 +245,7 @@ export class AgentHome {
     this.changes.release();
     this.persist();
     child.recorded(record);
-    return { record, ...(result !== 'cancelled' ? { reply: result.reply } : {}) };
+    if (result === 'cancelled') return { record };
+    return { record, reply: result.reply, ...(result.replyCut && { replyCut: true }) };
   }
 }

@@ -1,4 +1,9 @@
-import type { AgentSettings, AgentStatus } from '../../core/agent/agent';
+import {
+  type AgentSettings,
+  type AgentStatus,
+  type CycleRecord,
+  turnsSinceMemoryChanged,
+} from '../../core/agent/agent';
 import { totalCost } from '../../core/cycle/cost';
 import { oldestWithin } from '../../core/payload';
 import { type Usage, totalUsage } from '../../core/cycle/model';
@@ -15,6 +20,7 @@ export interface StatusSource {
   usageByModel: Record<string, Usage>;
   notices: readonly string[];
   travel: TimeTravel;
+  cycles: readonly CycleRecord[];
 }
 
 /** The `status` query's answer: copies, so what a caller does with it never reaches the workflow's state. */
@@ -32,7 +38,15 @@ export function agentStatus(home: StatusSource, running: ChildCycle | null, queu
     runs,
     notices: [...home.notices],
     ...home.travel.status(),
+    ...memoryStatus(home.cycles),
   };
+}
+
+/** How long the memory has gone unchanged, and why the last turn's reflect made no update while it has. */
+function memoryStatus(cycles: readonly CycleRecord[]): Pick<AgentStatus, 'turnsSinceMemoryChanged' | 'lastNoUpdate'> {
+  const turns = turnsSinceMemoryChanged(cycles);
+  const why = turns > 0 ? [...cycles].reverse().find((record) => record.memoryChanged === false)?.noUpdate : undefined;
+  return { turnsSinceMemoryChanged: turns, ...(why ? { lastNoUpdate: why } : {}) };
 }
 
 /** Held directives the status memo shows, oldest first: their full text is the `status` query's. */

@@ -27,6 +27,7 @@ export function cycleInputFor(
     ...(settings.tools ? { tools: settings.tools } : {}),
     ...approvalInputOf(settings),
     ...cacheTtlInput(settings, item.kind === 'chat' ? 'chat' : item.trigger),
+    ...(settings.maxOutputTokens ? { maxOutputTokens: settings.maxOutputTokens } : {}),
   };
   if (item.kind === 'chat') {
     const { maxIterations, reflectModel, twoPhase } = settings;

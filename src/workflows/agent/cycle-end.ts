@@ -9,7 +9,7 @@ import { cancelledRecord } from '../../core/agent/cancel';
 import { reconcileDirectives } from '../../core/agent/directives';
 import type { CycleResult } from '../../core/cycle/input';
 import { type Usage, mergeUsageByModel } from '../../core/cycle/model';
-import type { Scratchpad } from '../../core/scratchpad/scratchpad';
+import { type Scratchpad, memoryChanged } from '../../core/scratchpad/scratchpad';
 import type { ChildCycle } from './child-cycle';
 
 /** The parts of an agent's home a finished cycle changes. */
@@ -29,13 +29,14 @@ export function adoptCycle(home: CycleMemory, child: ChildCycle, result: CycleRe
   const { cycleId, trigger, given } = child;
   const cancelled = result === 'cancelled';
   const shown = cancelled ? [] : (result.directives ?? []).map((entry) => entry.text);
+  const changed = !cancelled && memoryChanged(home.scratchpad, result.after);
   if (!cancelled) {
     home.scratchpad = { ...result.after, last_updated: new Date().toISOString() };
     home.usageByModel = boundedUsageByModel(mergeUsageByModel(home.usageByModel, result.usageByModel ?? {}));
   }
   const book = { held: home.heldDirectives, log: home.directiveLog };
   ({ held: home.heldDirectives, log: home.directiveLog } = reconcileDirectives(book, { cycleId, given, shown }));
-  const record = cancelled ? cancelledRecord(cycleId, trigger) : cycleRecordOf(result, trigger, shown);
+  const record = cancelled ? cancelledRecord(cycleId, trigger) : cycleRecordOf(result, trigger, shown, changed);
   home.cycles = rememberCycle(home.cycles, record);
   return record;
 }

@@ -15,6 +15,11 @@ import { payloadRefusal } from '../../core/payload';
 import { agentWorkflowId } from '../../common/ids';
 import { replySignal } from '../../common/messages/agent';
 import type { CycleRun } from './cycle-run';
+import { type ModelResponse, isCut, outputCap } from '../../core/cycle/model';
+import type { Handled } from '../../core/cycle/plan-calls';
+import { memoryChanged } from '../../core/scratchpad/scratchpad';
+import { appendNote } from '../../core/scratchpad/update';
+import { headCodePoints } from '../../core/text';
 import { runCalls } from './run-calls';
 
 /** Respond: from the scratchpad and this input alone, running tools within the turn. */
@@ -36,8 +41,10 @@ async function respond(run: CycleRun, input: InputOf<'chat'>): Promise<{ reply: 
       tools,
       toolChoice: 'auto',
       model: input.model,
+      maxTokens: outputCap(input, 'respond'),
     });
     lastText = response.text;
+    run.replyCut = isCut(response);
     const parsed = chatCalls(response, tools);
     const handled = await runCalls(run, parsed, iteration, { offered, notes: false });
     const promptChars = messagesChars(messages);
@@ -54,8 +61,22 @@ async function respond(run: CycleRun, input: InputOf<'chat'>): Promise<{ reply: 
   return { reply: lastText, outcome: 'max_iterations' };
 }
 
-/** Reflect: a separate call, forced to `update_scratchpad`, merged through safe apply (design.md, Reflect). */
+/** Why a reflect left the memory as it was: no call, a refused update, or one that changed nothing. */
+function noUpdateReason(response: ModelResponse, handled: readonly Handled[]): string {
+  const cut = isCut(response) ? ' (its reply was cut at the output cap)' : '';
+  if (handled.length === 0) return `the model did not call update_scratchpad${cut}`;
+  const refused = handled.find(({ step }) => 'error' in step && step.error);
+  if (refused && 'error' in refused.step)
+    return `the update was rejected: ${headCodePoints(refused.step.error ?? '', 300)}`;
+  return 'the update changed nothing';
+}
+
+/**
+ * Reflect: a separate call, forced to `update_scratchpad`, merged through safe apply (design.md, Reflect). One that
+ * leaves the memory as it was says so (design.md, Never silent): a note, a trace entry, and the cycle's result.
+ */
 async function reflect(run: CycleRun, input: InputOf<'chat'>, reply: string): Promise<void> {
+  const before = run.state;
   const messages = buildReflectMessages(run.state, input.message, reply);
   const tools = ['update_scratchpad'];
   const response = await run.callModel({
@@ -64,6 +85,7 @@ async function reflect(run: CycleRun, input: InputOf<'chat'>, reply: string): Pr
     tools,
     toolChoice: { name: 'update_scratchpad' },
     model: input.reflectModel ?? input.model,
+    maxTokens: outputCap(input, 'reflect'),
   });
   const parsed = chatCalls(response, tools);
   const iteration = run.iterations + 1;
@@ -72,7 +94,12 @@ async function reflect(run: CycleRun, input: InputOf<'chat'>, reply: string): Pr
   const request = { promptChars: messagesChars(messages), tools };
   const call = { iteration, phase: 'reflect' as const, request, response, calls: parsed };
   run.trace.push(...traceEntries(call, handled));
-  if (handled.length === 0) run.trace.push(traceEntry(call, { dispatch: 'reflect' }));
+  if (!memoryChanged(before, run.state)) {
+    const why = noUpdateReason(response, handled);
+    run.memoryUnchanged = why;
+    run.state = { ...run.state, notes: appendNote(run.state.notes, `[REFLECT] no update: ${why}`) };
+    run.trace.push(traceEntry(call, { dispatch: 'reflect', error: `no update: ${why}` }));
+  }
   // An update enforced the budget already; a reflect that made none still leaves the scratchpad within it (a budget
   // lowered by `configure` since the last turn).
   await run.enforceBudget();
@@ -86,7 +113,7 @@ async function reflect(run: CycleRun, input: InputOf<'chat'>, reply: string): Pr
 function replyFirst(run: CycleRun, input: InputOf<'chat'>, turn: { reply: string; outcome: CycleOutcome }): void {
   const parent = workflowInfo().parent;
   if (parent?.workflowId !== agentWorkflowId(input.agentId)) return;
-  const args = { cycleId: run.cycleId, reply: turn.reply, outcome: turn.outcome };
+  const args = { cycleId: run.cycleId, reply: turn.reply, outcome: turn.outcome, ...(run.replyCut && { cut: true }) };
   if (payloadRefusal(args, 'the reply') !== null || !patched('reply-first')) return;
   // Not awaited: reflect's model call goes out in the same workflow task. A parent gone meanwhile changes nothing.
   void getExternalWorkflowHandle(parent.workflowId, parent.runId)

@@ -43,6 +43,10 @@ export class CycleRun {
   iterations = 0;
   /** Chat: the reply, once the respond phase has produced it. */
   reply?: string;
+  /** Chat: the reply stopped at the output cap. */
+  replyCut = false;
+  /** Chat: why reflect left the memory as it was. */
+  memoryUnchanged?: string;
   hasStoredObservations = false;
   readonly archived: { section: string; id: string; chars: number }[] = [];
   private readonly inbox: string[] = [];

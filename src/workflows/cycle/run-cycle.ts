@@ -105,6 +105,8 @@ export async function runCycle(input: ParsedCycleInput, features: readonly Cycle
     ...run.featureResults(),
     ...(run.scratchpad !== undefined ? { scratchpad: run.scratchpad } : {}),
     ...run.approvals.result(),
+    ...(run.memoryUnchanged !== undefined && { memoryUnchanged: run.memoryUnchanged }),
+    ...(run.replyCut && { replyCut: true as const }),
   };
 }
 

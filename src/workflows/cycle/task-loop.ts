@@ -4,6 +4,7 @@ import { parseToolCalls } from '../../core/cycle/parse';
 import { buildCyclePrompt, cyclePromptContent } from '../../core/cycle/prompts';
 import { stepLabel } from '../../core/cycle/plan-calls';
 import { traceEntries, traceEntry } from '../../core/cycle/trace';
+import { outputCap } from '../../core/cycle/model';
 import type { CycleRun } from './cycle-run';
 import { runCalls } from './run-calls';
 
@@ -24,6 +25,7 @@ export async function runTaskLoop(run: CycleRun): Promise<CycleOutcome> {
       tools,
       toolChoice: 'any',
       model: input.model,
+      maxTokens: outputCap(input, 'task'),
     });
     const parsed = parseToolCalls(response);
     const request = { promptChars: prompt.length, tools };

