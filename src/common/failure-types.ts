@@ -16,6 +16,8 @@ export const ModelError = {
   /** The provider's `x-should-retry: true` on a status that alone would not be retried. */
   RetryRequested: 'ModelError.RetryRequested',
   BadResponse: 'ModelError.BadResponse',
+  /** The prompt does not fit the model's context window (the server refused it, or the worker saw it would). */
+  ContextExceeded: 'ModelError.ContextExceeded',
   NotConfigured: 'ModelError.NotConfigured',
   /** A workflow named a model spec the worker's configuration does not allow (SCRATCHPAD_MODELS). */
   NotAllowed: 'ModelError.NotAllowed',

@@ -64,6 +64,14 @@ export const EnvSchema = z.object({
     .min(1)
     .optional()
     .describe('bearer token for an OpenAI-compatible server that wants one (vLLM --api-key); none is sent otherwise'),
+  SCRATCHPAD_CONTEXT_TOKENS: z.coerce
+    .number()
+    .int()
+    .min(256)
+    .optional()
+    .describe(
+      "an OpenAI-compatible model's context window in tokens, where its server does not say (llama.cpp, vLLM and Ollama do)",
+    ),
   SCRATCHPAD_HOME: z
     .string()
     .min(1)

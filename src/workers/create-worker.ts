@@ -101,6 +101,7 @@ export async function createWorker(setup: WorkerSetup): Promise<Worker> {
     providers: setup.providers,
     models: [...config.SCRATCHPAD_MODELS, ...(setup.models ?? [])],
     onProtocol: (spec, protocol, why) => log(protocolLine(spec, protocol, why)),
+    contextTokens: config.SCRATCHPAD_CONTEXT_TOKENS,
   });
   void probeDefaultModel(resolveModel, log);
   const dataConverter = encryptionDataConverter(config.encryptionKeys);

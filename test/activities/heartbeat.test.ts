@@ -46,7 +46,9 @@ const request = {
 
 describe('liveness of long activities', () => {
   it('callModel heartbeats at once and every few seconds while the model is thinking', async () => {
-    const model = new ScriptedProvider([{ text: 'slow answer', delayMs: HEARTBEAT_INTERVAL_MS + 700 }]);
+    // The reply makes the call the request forces, so no corrective retry follows it.
+    const slow = { text: 'slow answer', tool: 'done', args: { summary: 'ok' }, delayMs: HEARTBEAT_INTERVAL_MS + 700 };
+    const model = new ScriptedProvider([slow]);
     const environment = quietEnvironment();
     const beats: number[] = [];
     const started = Date.now();
@@ -62,7 +64,8 @@ describe('liveness of long activities', () => {
     const environment = quietEnvironment();
     let beats = 0;
     environment.on('heartbeat', () => beats++);
-    await environment.run(activities(new ScriptedProvider([{ text: 'quick' }])).callModel, request);
+    const quick = { text: 'quick', tool: 'done', args: { summary: 'ok' } };
+    await environment.run(activities(new ScriptedProvider([quick])).callModel, request);
     const after = beats;
     await new Promise((resolve) => setTimeout(resolve, HEARTBEAT_INTERVAL_MS + 300));
     expect(beats).toBe(after);

@@ -33,6 +33,13 @@ export async function startHttpStub(): Promise<HttpStub> {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
+      // A server's self-description (llama.cpp /props, vLLM /v1/models, Ollama /api/show) is not one of the calls a
+      // test queues replies for: the stand-in says nothing about itself, as a hosted API does.
+      if (!/\/(chat\/completions|messages)$/.test((request.url ?? '').split('?')[0] ?? '')) {
+        response.writeHead(404, { 'content-type': 'application/json' });
+        response.end('{}');
+        return;
+      }
       const text = Buffer.concat(chunks).toString('utf-8');
       received.push({
         method: request.method ?? '',

@@ -97,8 +97,10 @@ describe('a worker resolves only the model specs its configuration allows', () =
     const allowed = resolver({ models: [`openai:*@${stub.url}/v1`] });
     stub.reply({ body: completion('from the allowed server') });
 
-    const response = await runCallModel(allowed, request(`openai:any-model@${stub.url}/v1`));
+    // A wildcard without `#...` allows any protocol; `#text` spares the request the probe a spec without one sends.
+    const response = await runCallModel(allowed, request(`openai:any-model@${stub.url}/v1#text`));
     expect(response.text).toBe('from the allowed server');
+    expect(stub.received).toHaveLength(1);
     expect((stub.received[0]?.body as { model: string }).model).toBe('any-model');
     const elsewhere = await failureOf(runCallModel(allowed, request(`openai:any-model@${foreign.url}/v1`)));
     expect(elsewhere.type).toBe(ModelError.NotAllowed);

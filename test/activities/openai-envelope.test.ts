@@ -85,19 +85,32 @@ describe('the OpenAI-compatible adapter speaks the seed 004 envelope in staged r
   });
 
   it('leaves a reply with no envelope to the text protocol, and other requests untouched', async () => {
-    stub.reply({ body: completion('I am not sure what to do.') });
+    // A forced call that does not come gets one corrective retry, which misses again here.
+    const noEnvelope = { body: completion('I am not sure what to do.') };
+    stub.reply(noEnvelope, noEnvelope);
     const response = await runCallModel(resolveModel, stageRequest);
     expect(response.toolCalls).toEqual([]);
+    expect(response.corrected).toBe(true);
     expect(parseAction(response).ok).toBe(false);
+    expect(stub.received).toHaveLength(2);
+    const retried = stub.received[1]?.body as { messages: { role: string; content: string }[] };
+    expect(retried.messages.slice(-2)).toEqual([
+      { role: 'assistant', content: 'I am not sure what to do.' },
+      { role: 'user', content: expect.stringContaining('Your last reply did not call one of the tools.') },
+    ]);
 
-    stub.reply({ body: completion('{"files": [{"path": "a", "content": "b"}]}') });
+    const files = { body: completion('{"files": [{"path": "a", "content": "b"}]}') };
+    stub.reply(files, files);
     const cycle = await runCallModel(resolveModel, { ...stageRequest, system: 'cycle' });
     expect(cycle.toolCalls).toEqual([]);
+    expect(stub.received).toHaveLength(4);
   });
 
   it('rejects a malformed envelope rather than guessing', async () => {
-    stub.reply({ body: completion('{"files": [{"path": 7}]}') });
+    const malformed = { body: completion('{"files": [{"path": 7}]}') };
+    stub.reply(malformed, malformed);
     const response = await runCallModel(resolveModel, stageRequest);
     expect(response.toolCalls).toEqual([]);
+    expect(response.corrected).toBe(true);
   });
 });

@@ -61,7 +61,8 @@ let resolveModel: ReturnType<typeof createModelResolver>;
 
 beforeAll(async () => {
   stub = await startHttpStub();
-  resolveModel = createModelResolver({ defaultSpec: `openai:${MODEL}@${stub.url}/v1` });
+  // `#tools`: native tool calls without the probe a spec with no protocol sends first.
+  resolveModel = createModelResolver({ defaultSpec: `openai:${MODEL}@${stub.url}/v1#tools` });
 });
 afterAll(() => stub.close());
 beforeEach(() => stub.reset());
@@ -157,13 +158,13 @@ describe('OpenAI-compatible servers with native tool calling, through the offici
     expect(missing).toMatchObject({ type: 'ModelError.NotFound', nonRetryable: true });
   });
 
-  it('tells how to switch to the text protocol when a server refuses tools', async () => {
+  it('tells how to switch to constrained decoding or the text protocol when a server refuses tools', async () => {
     stub.reply({ status: 400, body: { error: { message: 'this model does not support tools' } } });
 
     const failure = await failureOf(runCallModel(resolveModel, cycleRequest));
 
     expect(failure).toMatchObject({ type: 'ModelError.BadRequest', nonRetryable: true });
-    expect(failure.message).toContain(`openai:${MODEL}@${stub.url}/v1#text`);
+    expect(failure.message).toContain(`openai:${MODEL}@${stub.url}/v1#json (or #text)`);
   });
 
   it('refuses a reply with neither text nor tool calls as a non-retryable BadResponse', async () => {

@@ -170,7 +170,12 @@ describe('OpenAICompatibleProvider through the callModel activity', () => {
   });
 
   it('sends the API key as a bearer token when configured', async () => {
-    const provider = new OpenAICompatibleProvider({ model: MODEL, baseURL: `${stub.url}/v1/`, apiKey: 'local-key' });
+    const provider = new OpenAICompatibleProvider({
+      model: MODEL,
+      baseURL: `${stub.url}/v1/`,
+      apiKey: 'local-key',
+      protocol: 'text',
+    });
     stub.reply({ body: completion('{"tool": "done", "args": {"summary": "ok"}}') });
 
     await runCallModel(() => provider, cycleRequest);

@@ -175,7 +175,8 @@ describe('scratchpad CLI', () => {
     const model = await script('rate-limited', [
       { error: { type: 'ModelError.RateLimit', message: '429 slow down', nextRetryDelayMs: 100 } },
       { text: 'Answered after a retry.' },
-      { tool: 'update_scratchpad', args: {} },
+      // An update that changes the memory: one that did not would add its own line to stderr.
+      { tool: 'update_scratchpad', args: { trajectory_now: 'Answered a greeting' } },
     ]);
     const sent = await scratchpad(['send', agent, 'Hello'], { SCRATCHPAD_MODEL: model });
     expect(sent).toMatchObject({ code: 0, stdout: 'Answered after a retry.\n' });

@@ -72,7 +72,8 @@ describe('scratchpad staged', () => {
   it('prints what happened: no plan, a stage that changed nothing after its corrections, a run that changed nothing', async () => {
     const sandbox = await fs.mkdtemp(path.join(home, 'sandbox-'));
     const done = { tool: 'done', args: { summary: 'all done' } };
-    const model = await scriptedModel([{ text: 'No plan needed.' }, done, done, done]);
+    // The plan call's one corrective retry gets no plan either.
+    const model = await scriptedModel([{ text: 'No plan needed.' }, { text: 'No plan needed.' }, done, done, done]);
     const agent = `cli-${Date.now()}`;
     const run = await scratchpad(['staged', '--agent', agent, '--task', 'add an API route', '--staged'], {
       SCRATCHPAD_MODEL: model,

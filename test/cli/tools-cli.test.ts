@@ -101,6 +101,8 @@ module.exports = [
   // The worker's model: read once, on its first call, by the one cycle test below; in the order it asks.
   const script = [
     { tool: 'echo', args: { message: 'not offered' } },
+    // A tool not offered is no call the request forced: the one corrective retry calls it again.
+    { tool: 'echo', args: { message: 'not offered' } },
     { tool: 'lookup_order', args: { id: 'A17' } },
     { tool: 'done', args: { summary: 'A17 shipped' } },
   ];

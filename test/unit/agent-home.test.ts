@@ -243,9 +243,17 @@ describe('AgentHome, with no server', () => {
         iterations: 1,
         usage: usage(7),
         directives: [],
+        // The stub cycle ends with the memory it began with.
+        memoryChanged: false,
       },
     ]);
-    expect(home.status()).toMatchObject({ cycleCount: 1, running: null, usage: usage(7), costUsd: 0 });
+    expect(home.status()).toMatchObject({
+      cycleCount: 1,
+      running: null,
+      usage: usage(7),
+      costUsd: 0,
+      turnsSinceMemoryChanged: 1,
+    });
     expect(workflowStub.searchAttributes.slice(-2).map((attribute) => [attribute.key.name, attribute.value])).toEqual([
       ['CycleCount', 1],
       ['LastOutcome', 'completed'],

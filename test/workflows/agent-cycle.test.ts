@@ -100,7 +100,9 @@ describe('agentCycle on the dev server', () => {
   });
 
   it('notes a parse error and recovers on the next iteration', async () => {
-    const { worker, taskQueue } = await scriptedWorker(env, bundle, [
+    const { worker, taskQueue, model } = await scriptedWorker(env, bundle, [
+      { text: 'I think I will just say hello.' },
+      // The corrective retry of the forced call misses again, so the iteration notes the parse error.
       { text: 'I think I will just say hello.' },
       { text: '```json\n{"tool": "done", "args": {"summary": "recovered"}}\n```' },
     ]);
@@ -108,6 +110,8 @@ describe('agentCycle on the dev server', () => {
     expect(result.outcome).toBe('completed');
     expect(result.after.notes).toContain('[PARSE ERROR] no JSON object in response: I think I will just say hello.');
     expect(result.after.notes).toContain('[COMPLETED] recovered');
+    expect(model.requests).toHaveLength(3);
+    expect(model.requests[1]?.messages.at(-1)?.content).toContain('Your last reply did not call one of the tools.');
   });
 
   it('falls back to the before-state with a failure note when the model fails for good', async () => {

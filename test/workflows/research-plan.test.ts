@@ -142,6 +142,8 @@ describe('the supervisor writes STRATEGY from the question', () => {
     const b = web.base;
     const plan: ScriptEntry[] = [
       { text: 'I think revenue matters most.' },
+      // The model call's one corrective retry misses as well, so the supervisor refuses the reply.
+      { text: 'I think revenue matters most.' },
       { tool: 'plan_research', args: { goal: 'Acme revenue', entities: ['Initech', 'Umbrella'], fields: ['revenue'] } },
     ];
     const routes = {
@@ -161,9 +163,10 @@ describe('the supervisor writes STRATEGY from the question', () => {
 
     expect(result.outcome).toBe('complete');
     expect(strategyOf(result.board)[0]?.body).toMatchObject({ entities: ['Acme'], fields: ['revenue'] });
-    expect(planRequests).toHaveLength(2);
+    expect(planRequests).toHaveLength(3);
     expect(planRequests[0]?.messages[0]?.content).toContain('Entities (given by the user; keep them): Acme');
-    const retry = planRequests[1]?.messages ?? [];
+    expect(planRequests[1]?.messages.at(-1)?.content).toContain('Your last reply did not call the tool "plan_research"');
+    const retry = planRequests[2]?.messages ?? [];
     expect(retry.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
     expect(retry[1]?.content).toBe('I think revenue matters most.');
     expect(retry[2]?.content).toMatch(/^That plan was refused: no plan_research call in the reply/);

@@ -62,11 +62,14 @@ function routes(base: string): Record<string, ScriptEntry[]> {
     // The worker's sub-agent: it may not write its parent's fact, nor spawn past the depth limit.
     [SUB_ROUTE]: [
       { tool: 'board_write', args: { status: 'VERIFIED', value: '12', source_url: page, step: 1 }, usage: usage(7, 1) },
+      // A tool not offered is no call the request forced: the one corrective retry calls it again.
+      { tool: 'board_write', args: { status: 'VERIFIED', value: '12', source_url: page, step: 1 }, usage: usage(7, 1) },
       { tool: 'spawn_subagent', args: { task: 'Go deeper', context: 'none' }, usage: usage(7, 1) },
       { tool: 'web_fetch', args: { url: page }, usage: usage(7, 1) },
       { tool: 'done', args: { summary: 'Initech has 12 employees' }, usage: usage(7, 1) },
     ],
     [PLAIN_ROUTE]: [
+      { tool: 'board_write', args: { status: 'VERIFIED', value: '1', source_url: page, step: 1 } },
       { tool: 'board_write', args: { status: 'VERIFIED', value: '1', source_url: page, step: 1 } },
       { tool: 'done', args: { summary: 'nothing to write' } },
     ],
@@ -101,9 +104,9 @@ describe("research workers run on spawn_subagent's machinery", () => {
       expect.stringMatching(/^VERIFIED e/),
     ]);
     expect(workers[0]).toMatchObject({ turns: 3, usage: usage(600, 60) });
-    // The sub-agent's four calls count toward its worker.
-    expect(workers[1]).toMatchObject({ turns: 3, usage: usage(50 + 60 + 70 + 28, 5 + 6 + 7 + 4) });
-    const total = usage(600 + 208, 60 + 22);
+    // The sub-agent's five calls (one a corrective retry) count toward its worker.
+    expect(workers[1]).toMatchObject({ turns: 3, usage: usage(50 + 60 + 70 + 35, 5 + 6 + 7 + 5) });
+    const total = usage(600 + 215, 60 + 23);
     expect(result.usage).toEqual({ usage: total, usageByModel: { 'scripted:research': total }, costUsd: 0 });
     expect(status.usage).toEqual(result.usage);
 
@@ -112,7 +115,7 @@ describe("research workers run on spawn_subagent's machinery", () => {
       expect(request.tools).toEqual([...workerTools, 'update_scratchpad', 'done']);
     }
     const subRequests = model.requestsFor(SUB_ROUTE);
-    expect(subRequests).toHaveLength(4);
+    expect(subRequests).toHaveLength(5);
     expect(subRequests[0]?.tools).toEqual([
       'web_search',
       'web_fetch',
@@ -121,8 +124,9 @@ describe("research workers run on spawn_subagent's machinery", () => {
       'update_scratchpad',
       'done',
     ]);
-    expect(subRequests[1]?.messages[0]?.content).toContain('unknown tool "board_write"');
-    expect(subRequests[2]?.messages[0]?.content).toContain(
+    expect(subRequests[1]?.messages.at(-1)?.content).toContain('Your last reply did not call one of the tools.');
+    expect(subRequests[2]?.messages[0]?.content).toContain('unknown tool "board_write"');
+    expect(subRequests[3]?.messages[0]?.content).toContain(
       'spawn_subagent refused: this cycle is a sub-agent at depth 2',
     );
     expect(sub).toMatchObject({ outcome: 'completed', iterations: 4 });
@@ -222,7 +226,8 @@ describe("research workers run on spawn_subagent's machinery", () => {
     );
     const requests = model.requestsFor(PLAIN_ROUTE);
     expect(requests[0]?.tools).toEqual(['web_fetch', 'update_scratchpad', 'done']);
-    expect(requests[1]?.messages[0]?.content).toContain('unknown tool "board_write"');
+    expect(requests[1]?.messages.at(-1)?.content).toContain('Your last reply did not call one of the tools.');
+    expect(requests[2]?.messages[0]?.content).toContain('unknown tool "board_write"');
     expect(result.outcome).toBe('completed');
     expect(result.boardEntry).toBeUndefined();
   });

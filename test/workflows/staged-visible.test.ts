@@ -61,7 +61,8 @@ describe('staged runs say what happened (issue 20)', () => {
     const worker = await scriptedWorker(
       env,
       bundle,
-      [{ text: 'Sure, I will just do it.' }, write('a.txt'), done],
+      // The plan call's one corrective retry gets no plan either.
+      [{ text: 'Sure, I will just do it.' }, { text: 'Sure, I will just do it.' }, write('a.txt'), done],
       'visible-no-plan',
     );
     const { result, progress } = await runStaged(worker, { staged: true, task: 'Add a REST endpoint' });

@@ -1,4 +1,5 @@
 import type { ToolCall } from '../../core/cycle/model';
+import { UPDATE_KEYS, type UpdateKey } from '../../core/scratchpad/scratchpad';
 import { envelopeSystem, envelopeToolCalls, speaksEnvelope } from './envelope';
 import { compactSchema } from './json-protocol';
 import type { OfferedTool } from './offered-tools';
@@ -41,10 +42,42 @@ export function grammarSchema(schema: unknown): unknown {
 function callBranch(tool: OfferedTool): JsonSchema {
   return {
     type: 'object',
-    properties: { tool: { const: tool.name }, args: grammarSchema(tool.inputSchema) },
+    properties: { tool: { const: tool.name }, args: argumentsSchema(tool) },
     required: ['tool', 'args'],
     additionalProperties: false,
   };
+}
+
+/** Longest value of one key a constrained update may write: a small model that repeats itself stops here. */
+const CONSTRAINED_VALUE_CHARS = 500;
+
+/**
+ * `update_scratchpad` as constrained decoding asks for it: what a turn most often changes first (a grammar keeps the
+ * keys in this order), one plain type per key, and values of bounded length. The full schema still checks the call.
+ */
+function constrainedUpdateSchema(): JsonSchema {
+  const text = { type: 'string', maxLength: CONSTRAINED_VALUE_CHARS };
+  const list = { type: 'array', items: text };
+  const first: UpdateKey[] = ['understanding_known', 'identity_user', 'trajectory_now', 'understanding_believed'];
+  const order = [...first, ...UPDATE_KEYS.filter((key) => !first.includes(key))];
+  const properties = Object.fromEntries(
+    order.map((key) => {
+      if (key === 'goals' || key === 'pending_actions') return [key, list];
+      if (key === 'completed_tasks') {
+        const task = { type: 'object', properties: { task: text, summary: text }, required: ['task', 'summary'] };
+        return [key, { type: 'array', items: task }];
+      }
+      return [key, text];
+    }),
+  );
+  return { type: 'object', properties, additionalProperties: false };
+}
+
+/** The schema a forced call's arguments are held to. */
+function argumentsSchema(tool: OfferedTool): JsonSchema {
+  return tool.name === 'update_scratchpad'
+    ? constrainedUpdateSchema()
+    : (grammarSchema(tool.inputSchema) as JsonSchema);
 }
 
 const REPLY_BRANCH: JsonSchema = {
@@ -90,7 +123,7 @@ export function jsonModeOf(request: ProviderRequest): JsonMode | undefined {
   if (forced) {
     return {
       name: forced.name,
-      schema: grammarSchema(forced.inputSchema) as JsonSchema,
+      schema: argumentsSchema(forced),
       system: [
         base,
         '',
@@ -122,9 +155,31 @@ export function jsonModeOf(request: ProviderRequest): JsonMode | undefined {
     ].join('\n'),
     decode: (value, text) => {
       if (isObject(value) && typeof value.reply === 'string') return { text: value.reply, toolCalls: [] };
+      const cut = value === undefined ? cutReply(text) : undefined;
+      if (cut !== undefined) return { text: cut, toolCalls: [] };
       return { text, toolCalls: namedCall(value, tools) };
     },
   };
+}
+
+/**
+ * The text of a `{"reply": "...` that the output cap cut before it closed: the user gets the words written so far,
+ * not a fragment of JSON. Undefined for anything else.
+ */
+export function cutReply(text: string): string | undefined {
+  const opening = /^\s*\{\s*"reply"\s*:\s*"/.exec(text);
+  if (!opening) return undefined;
+  // Drop a half-written escape at the very end, then read the rest as the JSON string it was becoming.
+  const body = text.slice(opening[0].length).replace(/\\(u[0-9a-fA-F]{0,3})?$/, '');
+  for (let end = body.length; end >= 0; end--) {
+    try {
+      const value: unknown = JSON.parse(`"${body.slice(0, end)}"`);
+      if (typeof value === 'string') return value;
+    } catch {
+      // A closing quote and what followed it, or a cut escape: shorter until it reads.
+    }
+  }
+  return undefined;
 }
 
 const ENVELOPE_SCHEMA: JsonSchema = {

@@ -16,6 +16,7 @@ import { jsonProtocolSystem } from './json-protocol';
 import { jsonModeOf } from './json-mode';
 import type { ModelProvider, ProviderRequest } from './provider';
 import { SYSTEM_PROMPTS } from './system-prompts';
+import { type ServerInfo, serverInfo } from './server-info';
 
 /**
  * How a server is asked for calls: `tools`, native tool calling (vLLM, Ollama, llama.cpp, LM Studio); `json`,
@@ -37,6 +38,25 @@ export interface OpenAICompatibleOptions {
   protocol?: OpenAIProtocolChoice;
   /** Told once what `auto` chose, and why. */
   onProtocol?: (spec: string, protocol: OpenAIProtocol, why: string) => void;
+  /** The model's context window in tokens, where the server does not say (SCRATCHPAD_CONTEXT_TOKENS). */
+  contextTokens?: number;
+}
+
+/** A conservative count of the tokens in `chars` characters of prompt: few tokenizers average under 3 per token. */
+export function estimateTokens(chars: number): number {
+  return Math.ceil(chars / 3);
+}
+
+/** Fewest output tokens worth asking for; a prompt that leaves less does not fit. */
+const MIN_OUTPUT_TOKENS = 16;
+
+/** A server's refusal of a prompt longer than its context, in llama.cpp's, vLLM's and OpenAI's words. */
+function isContextRefusal(status: number, text: string, code: unknown): boolean {
+  if (code === 'context_length_exceeded') return true;
+  return (
+    status === 400 &&
+    /exceed(s|ed)? (the )?(available )?context|maximum context length|context (length|window|size)/i.test(text)
+  );
 }
 
 function toolChoiceOf(choice: ProviderRequest['toolChoice']): ChatCompletionToolChoiceOption {
@@ -94,7 +114,7 @@ const PROBE_SCHEMA = {
   required: ['ok'],
   additionalProperties: false,
 };
-const PROBE_MESSAGES: ChatCompletionMessageParam[] = [{ role: 'user', content: 'Reply to the ping.' }];
+const PROBE_MESSAGES: ChatCompletionMessageParam[] = [{ role: 'user', content: 'Call the ping tool.' }];
 
 function parsedJson(text: string): unknown {
   try {
@@ -116,6 +136,9 @@ export class OpenAICompatibleProvider implements ModelProvider {
   private chosen?: Promise<OpenAIProtocol>;
   /** The protocol in use once known: the spec's, or what the probe found. */
   protocol?: OpenAIProtocol;
+  /** The context window once known: the server's word, else the configured one. */
+  contextTokens?: number;
+  private info?: Promise<ServerInfo>;
 
   constructor(private readonly options: OpenAICompatibleOptions) {
     this.choice = options.protocol ?? 'auto';
@@ -139,7 +162,6 @@ export class OpenAICompatibleProvider implements ModelProvider {
    * retries) and is tried again by the next request; an answer, once had, is kept.
    */
   resolveProtocol(signal?: AbortSignal): Promise<OpenAIProtocol> {
-    if (this.choice !== 'auto') return Promise.resolve(this.choice);
     this.chosen ??= this.probe(signal).then(
       ({ protocol, why }) => {
         this.protocol = protocol;
@@ -154,13 +176,44 @@ export class OpenAICompatibleProvider implements ModelProvider {
     return this.chosen;
   }
 
+  /** What the server says about itself, asked once; its context window, else the configured one, is kept. */
+  private serverInfo(signal?: AbortSignal): Promise<ServerInfo> {
+    const headers: Record<string, string> = this.options.apiKey
+      ? { authorization: `Bearer ${this.options.apiKey}` }
+      : {};
+    this.info ??= serverInfo(this.options.baseURL, this.options.model, headers, signal).then((info) => {
+      this.contextTokens = info.contextTokens ?? this.options.contextTokens;
+      return info;
+    });
+    return this.info;
+  }
+
   private async probe(signal?: AbortSignal): Promise<{ protocol: OpenAIProtocol; why: string }> {
-    const base = { model: this.options.model, messages: PROBE_MESSAGES, max_tokens: 32, temperature: 0 };
-    const tools = await this.probeRequest({ ...base, tools: [PROBE_TOOL], tool_choice: 'required' }, signal);
-    if (tools.ok && tools.completion.choices?.[0]?.message?.tool_calls?.some((call) => call.type === 'function')) {
+    const info = await this.serverInfo(signal);
+    const context = this.contextTokens ? `; context ${this.contextTokens} tokens` : '';
+    if (this.choice !== 'auto') return { protocol: this.choice, why: `named by the spec${context}` };
+    if (info.toolCalls === true) return { protocol: 'tools', why: `${info.source} declares tool calling${context}` };
+    const probed = await this.probeCalls(info, signal);
+    return { ...probed, why: `${probed.why}${context}` };
+  }
+
+  private async probeCalls(info: ServerInfo, signal?: AbortSignal): Promise<{ protocol: OpenAIProtocol; why: string }> {
+    // Room for a sentence before the call: some servers let the model speak first.
+    const base = { model: this.options.model, messages: PROBE_MESSAGES, max_tokens: 64, temperature: 0 };
+    // Named, not `required`: llama.cpp constrains a named choice to the call, and lets `required` answer in prose.
+    const forced = { type: 'function' as const, function: { name: PROBE_TOOL.function.name } };
+    const declined = info.toolCalls === false;
+    const tools = declined
+      ? undefined
+      : await this.probeRequest({ ...base, tools: [PROBE_TOOL], tool_choice: forced }, signal);
+    if (tools?.ok && tools.completion.choices?.[0]?.message?.tool_calls?.some((call) => call.type === 'function')) {
       return { protocol: 'tools', why: 'the server made a forced tool call' };
     }
-    const toolsWhy = tools.ok ? 'a forced tool call came back as text' : `tools refused (${tools.reason})`;
+    const toolsWhy = !tools
+      ? `${info.source} declares no tool calling`
+      : tools.ok
+        ? 'a forced tool call came back as text'
+        : `tools refused (${tools.reason})`;
     const json = await this.probeRequest(
       { ...base, response_format: { type: 'json_schema', json_schema: { name: 'ping', schema: PROBE_SCHEMA } } },
       signal,
@@ -197,7 +250,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
     const timeout = this.options.timeoutMs ? AbortSignal.timeout(this.options.timeoutMs) : undefined;
     const requestSignal = signal && timeout ? AbortSignal.any([signal, timeout]) : (signal ?? timeout);
     try {
-      completion = await this.client.chat.completions.create(this.params(request, protocol), {
+      completion = await this.client.chat.completions.create(this.fitted(this.params(request, protocol)), {
         signal: requestSignal,
       });
     } catch (error) {
@@ -245,11 +298,40 @@ export class OpenAICompatibleProvider implements ModelProvider {
     };
   }
 
+  /**
+   * `params` within the context window, where it is known: the output cap lowered to what the prompt leaves, and a
+   * prompt that leaves too little refused as `ModelError.ContextExceeded` before it is sent (the cycle archives and
+   * asks again).
+   */
+  fitted(params: ChatCompletionCreateParamsNonStreaming): ChatCompletionCreateParamsNonStreaming {
+    const window = this.contextTokens;
+    if (!window) return params;
+    const chars = JSON.stringify(params.messages).length + JSON.stringify(params.tools ?? []).length;
+    const prompt = estimateTokens(chars);
+    const room = window - prompt;
+    if (room < MIN_OUTPUT_TOKENS) throw this.contextExceeded(`about ${prompt} prompt tokens`, window);
+    const cap = params.max_tokens ?? room;
+    return cap <= room ? params : { ...params, max_tokens: room };
+  }
+
+  private contextExceeded(what: string, window?: number): ApplicationFailure {
+    const limit = window ? `its ${window}-token context` : 'its context';
+    return ApplicationFailure.create({
+      message: `the prompt for ${this.spec} does not fit ${limit} (${what})`,
+      type: ModelError.ContextExceeded,
+      nonRetryable: true,
+      details: [{ contextTokens: window ?? null }],
+    });
+  }
+
   private failure(error: unknown, request?: ProviderRequest, protocol?: OpenAIProtocol): ApplicationFailure {
     if (error instanceof OpenAI.APIError && typeof error.status === 'number') {
       const body = error.error as { message?: unknown } | string | undefined;
       const apiMessage = typeof body === 'string' ? body : typeof body?.message === 'string' ? body.message : null;
       const message = excerpt(error.message);
+      if (isContextRefusal(error.status, apiMessage ?? message, error.code)) {
+        return this.contextExceeded(`the server said: ${excerpt(apiMessage ?? message, 200)}`, this.contextTokens);
+      }
       const failure = toModelFailure(
         { status: error.status, headers: error.headers, message, apiMessage: apiMessage && excerpt(apiMessage) },
         this.spec,

@@ -23,6 +23,8 @@ export interface ModelResolverOptions {
    * default and the specs of `providers` are always allowed; a request naming anything else is refused.
    */
   models?: readonly string[];
+  /** An OpenAI-compatible model's context window, where its server does not say. */
+  contextTokens?: number;
   /** Told what an OpenAI-compatible spec without `#...` was found to speak, once per spec. */
   onProtocol?: (spec: string, protocol: string, why: string) => void;
 }
@@ -83,6 +85,7 @@ function buildProvider(spec: string, parsed: ModelSpec, options: ModelResolverOp
         apiKey: options.openaiApiKey,
         protocol: parsed.protocol,
         onProtocol: options.onProtocol,
+        contextTokens: options.contextTokens,
       });
     case 'scripted':
       return ScriptedProvider.fromFile(parsed.path);
@@ -104,7 +107,9 @@ export async function probeDefaultModel(resolve: ModelResolver, log: (line: stri
   try {
     await provider.resolveProtocol(AbortSignal.timeout(60_000));
   } catch (error) {
-    log(`model ${quotedSpec(provider.spec)}: not probed yet (${excerpt(errorMessage(error), 200)}); probing at its first call`);
+    log(
+      `model ${quotedSpec(provider.spec)}: not probed yet (${excerpt(errorMessage(error), 200)}); probing at its first call`,
+    );
   }
 }
 

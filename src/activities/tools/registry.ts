@@ -1,14 +1,16 @@
 import { z } from 'zod';
-import { ACTIVITY_TOOLS, SPAWN_SUBAGENT, TOOL_ARGS, isActivityTool } from '../../core/tools/catalogue';
+import { SPAWN_SUBAGENT, TOOL_ARGS, isActivityTool } from '../../core/tools/catalogue';
 import type { ApprovalPolicy, CatalogueEntry, ToolDescriptor, ToolPolicy } from '../../core/tools/descriptor';
 import { workerApproval } from '../../core/tools/approval-policy';
 import { type Observation, SCRATCHPAD_READ } from '../../core/tools/observation';
 import { errorMessage } from '../../common/error-message';
-import { TOOL_DESCRIPTIONS_BY_NAME, toolInputSchema } from '../model/tool-definitions';
+import { TOOL_DESCRIPTIONS_BY_NAME } from '../model/tool-definitions';
 import type { ExternalToolLookup } from '../model/offered-tools';
 import type { CodeTool, ToolContext } from './define-tool';
 import { heartbeat, logger, runCodeTool } from './run-code-tool';
 import { type ArgsValidator, type JsonSchema, compileSchema } from './json-schema';
+import { builtinTools, sandboxCheckOnce } from './availability';
+import type { ToolOptions } from './types';
 
 /** A tool an MCP server offers, as the worker's MCP source lists it. */
 export interface McpTool {
@@ -34,14 +36,11 @@ export interface McpSource {
 /** What a cycle gets from `listTools`: the catalogue, and why tools it might expect are missing. */
 export interface CatalogueListing {
   tools: CatalogueEntry[];
-  /** One line per tool source that could not be listed (an MCP server that did not start). */
+  /** One line per built-in that cannot run here (`web_fetch not offered: …`) and per source not listed (MCP). */
   failures: string[];
   /** The worker's selection for cycles whose input and agent name none (`ScratchpadPlugin({ defaultTools })`). */
   defaults?: string[];
 }
-
-/** Built-in tools a cycle selects by name; `scratchpad_read` joins on its own once there is something to read. */
-const BUILTIN_DEFAULT_POLICY: ToolPolicy = { retry: true, offload: true, approval: 'auto' };
 
 /** Names no tool of the user's may take: the built-ins and the workflow-side tools of every feature. */
 function reservedNames(): Set<string> {
@@ -67,6 +66,8 @@ interface External {
 export class ToolRegistry {
   /** The code tools as registry entries, built once: they never change. */
   private readonly codeEntries = new Map<string, External>();
+  /** Whether `shell`'s sandbox starts here, asked once per worker. */
+  private readonly sandbox = sandboxCheckOnce();
 
   /** Throws, naming both, when a tool from code takes a built-in's name or another tool's. */
   constructor(
@@ -159,17 +160,15 @@ export class ToolRegistry {
     return validate;
   }
 
-  /** Every tool with its description and schema, built-ins first: what `scratchpad tools` prints. */
-  async describe(): Promise<{ tools: ToolDescriptor[]; failures: string[]; defaults?: string[] }> {
-    const builtins = ACTIVITY_TOOLS.map((name) => ({
-      name,
-      source: 'builtin' as const,
-      description: TOOL_DESCRIPTIONS_BY_NAME[name],
-      inputSchema: toolInputSchema(name),
-      policy: BUILTIN_DEFAULT_POLICY,
-    }));
-    const { tools, failures } = await this.external();
-    const all = [...builtins, ...[...tools.values()].map((tool) => tool.descriptor)].map((tool) => {
+  /**
+   * Every tool with its description and schema, built-ins first: what `scratchpad tools` prints. Given the worker's
+   * tool options, only the built-ins that can run here; `failures` says why each other is left out.
+   */
+  async describe(options?: ToolOptions): Promise<{ tools: ToolDescriptor[]; failures: string[]; defaults?: string[] }> {
+    const builtins = await builtinTools(options, this.sandbox);
+    const { tools, failures: unlisted } = await this.external();
+    const failures = [...builtins.failures, ...unlisted];
+    const all = [...builtins.tools, ...[...tools.values()].map((tool) => tool.descriptor)].map((tool) => {
       const approval = workerApproval(tool.name, tool.policy.approval, this.approve);
       return approval === tool.policy.approval ? tool : { ...tool, policy: { ...tool.policy, approval } };
     });
@@ -190,9 +189,9 @@ export class ToolRegistry {
     return checked.ok ? { ok: true } : { ok: false, error: `invalid arguments for ${name}:\n${checked.error}` };
   }
 
-  /** The catalogue a cycle records: names, sources and policies. */
-  async catalogue(): Promise<CatalogueListing> {
-    const { tools, ...rest } = await this.describe();
+  /** The catalogue a cycle records: names, sources and policies; given the tool options, only built-ins that can run. */
+  async catalogue(options?: ToolOptions): Promise<CatalogueListing> {
+    const { tools, ...rest } = await this.describe(options);
     return { tools: tools.map(({ name, source, policy }) => ({ name, source, policy })), ...rest };
   }
 

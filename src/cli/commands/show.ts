@@ -156,12 +156,22 @@ export async function statusCommand(agentId: string, options: { json?: boolean }
       `awaiting approval: ${approvals.length === 0 ? 'nothing' : `${approvals.length} call(s) (scratchpad approve / deny)`}`,
       ...approvals.map((call) => `  ${call.callId} ${callText(call)} in ${call.cycleId} since ${call.requestedAt}`),
       tokens,
+      ...memoryLines(status),
       'settings:',
       ...settingsLines(status.settings).map((line) => `  ${line}`),
       ...(status.notices?.length ? ['notices:', ...status.notices.map((line) => `  ${line}`)] : []),
     ].join('\n') + '\n',
   );
   return EXIT.ok;
+}
+
+/** How long the memory has gone unchanged, when the agent records it. */
+function memoryLines(status: AgentStatus): string[] {
+  const turns = status.turnsSinceMemoryChanged;
+  if (turns === undefined) return [];
+  if (turns === 0) return ['memory: changed by the last cycle'];
+  const why = status.lastNoUpdate ? ` (last: ${status.lastNoUpdate})` : '';
+  return [`memory: unchanged for ${turns} cycle(s)${why}`];
 }
 
 /** `scratchpad export AGENT`: the scratchpad and settings as JSON on stdout, in the form `import` reads. */

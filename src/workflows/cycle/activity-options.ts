@@ -10,6 +10,7 @@ const NON_RETRYABLE_MODEL_ERRORS = [
   ModelError.ScriptExhausted,
   ModelError.NotConfigured,
   ModelError.BadResponse,
+  ModelError.ContextExceeded,
 ];
 
 function retry(maxAttempts: number): RetryPolicy {

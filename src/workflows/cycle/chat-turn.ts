@@ -34,15 +34,18 @@ async function respond(run: CycleRun, input: InputOf<'chat'>): Promise<{ reply: 
     const offered = { work: run.workTools(), update: !input.twoPhase, done: false };
     const tools = offered.update ? [...offered.work, 'update_scratchpad'] : offered.work;
     run.directivesFor(iteration);
-    const messages = buildRespondMessages(run.state, message, run.directives, exchanges);
-    const response = await run.callModel({
-      system: input.twoPhase ? 'respond' : 'respond_single',
-      messages,
+    const build = () => ({
+      system: input.twoPhase ? ('respond' as const) : ('respond_single' as const),
+      messages: buildRespondMessages(run.state, message, run.directives, exchanges),
       tools,
-      toolChoice: 'auto',
+      toolChoice: 'auto' as const,
       model: input.model,
       maxTokens: outputCap(input, 'respond'),
     });
+    // Rebuilt from a smaller memory when the context refuses it; the trace counts what was sent last.
+    let sent = build();
+    const response = await run.callModel(sent, () => (sent = build()));
+    const { messages } = sent;
     lastText = response.text;
     run.replyCut = isCut(response);
     const parsed = chatCalls(response, tools);
@@ -77,16 +80,18 @@ function noUpdateReason(response: ModelResponse, handled: readonly Handled[]): s
  */
 async function reflect(run: CycleRun, input: InputOf<'chat'>, reply: string): Promise<void> {
   const before = run.state;
-  const messages = buildReflectMessages(run.state, input.message, reply);
   const tools = ['update_scratchpad'];
-  const response = await run.callModel({
-    system: 'reflect',
-    messages,
+  const build = () => ({
+    system: 'reflect' as const,
+    messages: buildReflectMessages(run.state, input.message, reply),
     tools,
     toolChoice: { name: 'update_scratchpad' },
     model: input.reflectModel ?? input.model,
     maxTokens: outputCap(input, 'reflect'),
   });
+  let sent = build();
+  const response = await run.callModel(sent, () => (sent = build()));
+  const { messages } = sent;
   const parsed = chatCalls(response, tools);
   const iteration = run.iterations + 1;
   const offered = { work: [], update: true, done: false };

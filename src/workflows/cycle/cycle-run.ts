@@ -7,7 +7,10 @@ import {
   hasArchivePointer,
   planArchive,
   planCompletedArchive,
+  renderedSize,
 } from '../../core/scratchpad/budget';
+import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
+import { ModelError } from '../../common/failure-types';
 import { type CycleResult, MAX_CYCLE_DIRECTIVES, type ParsedCycleInput, type TraceEntry } from '../../core/cycle/input';
 import {
   type ModelRequest,
@@ -30,6 +33,17 @@ import { CycleTools } from './cycle-tools';
 import { CycleApprovals } from './approvals';
 import { approvedObservation } from '../../core/tools/approval-policy';
 import type { CycleFeature, ToolHandler } from './tool-handler';
+
+/** The smallest rendered scratchpad a context refusal archives down to: the budget setting's own floor. */
+const MIN_BUDGET_CHARS = 1000;
+
+function isContextExceeded(error: unknown): boolean {
+  return (
+    error instanceof ActivityFailure &&
+    error.cause instanceof ApplicationFailure &&
+    error.cause.type === ModelError.ContextExceeded
+  );
+}
 
 /**
  * The mutable state of one cycle execution: the live scratchpad, trace, usage and directive inbox, the features of
@@ -118,7 +132,36 @@ export class CycleRun {
     return this.handlers.get(name);
   }
 
-  async callModel(request: ModelRequest): Promise<ModelResponse> {
+  /**
+   * One model call. With `rebuild`, a prompt the model's context window refuses is not the cycle's end (design.md,
+   * Bounded output and context): the scratchpad archives half its rendered size, a note says so, and the request
+   * `rebuild` makes from the smaller memory is sent once more.
+   */
+  async callModel(request: ModelRequest, rebuild?: () => ModelRequest): Promise<ModelResponse> {
+    try {
+      return await this.callModelOnce(request);
+    } catch (error) {
+      if (!rebuild || !isContextExceeded(error)) throw error;
+      const archived = await this.archiveDown(Math.floor(renderedSize(this.state) / 2));
+      const line = `[CONTEXT] the prompt did not fit the model's context window: archived ${archived} characters and asked again`;
+      this.state = { ...this.state, notes: appendNote(this.state.notes, line) };
+      return this.callModelOnce(rebuild());
+    }
+  }
+
+  /** Archives the scratchpad down to `budget` rendered characters (never below the smallest budget); what it moved. */
+  private async archiveDown(budget: number): Promise<number> {
+    let moved = 0;
+    for (const cut of planArchive(this.state, Math.max(MIN_BUDGET_CHARS, budget), true)) {
+      const id = await this.archiver(cut.section, cut.removed);
+      this.state = applyArchive(this.state, cut, id);
+      this.archived.push({ section: cut.section, id, chars: cut.removed.length });
+      moved += cut.removed.length;
+    }
+    return moved;
+  }
+
+  private async callModelOnce(request: ModelRequest): Promise<ModelResponse> {
     const { cacheTtl } = this.input;
     const response = await this.activities.callModel(cacheTtl ? { ...request, cacheTtl } : request);
     this.usage = addUsage(this.usage, response.usage);

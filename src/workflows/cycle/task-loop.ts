@@ -14,19 +14,23 @@ export async function runTaskLoop(run: CycleRun): Promise<CycleOutcome> {
   for (let iteration = 1; iteration <= input.maxIterations; iteration++) {
     run.iterations = iteration;
     const directives = run.directivesFor(iteration);
-    const prompt = run.decoratePrompt(
-      buildCyclePrompt(run.state, { iteration, maxIterations: input.maxIterations, directives }),
-    );
     const workTools = run.workTools();
     const tools = [...workTools, 'update_scratchpad', 'done'];
-    const response = await run.callModel({
-      system: input.kind === 'stage' ? 'staged' : 'cycle',
-      messages: [{ role: 'user', content: cyclePromptContent(run.state, prompt) }],
-      tools,
-      toolChoice: 'any',
-      model: input.model,
-      maxTokens: outputCap(input, 'task'),
-    });
+    let prompt = '';
+    const build = () => {
+      prompt = run.decoratePrompt(
+        buildCyclePrompt(run.state, { iteration, maxIterations: input.maxIterations, directives }),
+      );
+      return {
+        system: input.kind === 'stage' ? ('staged' as const) : ('cycle' as const),
+        messages: [{ role: 'user' as const, content: cyclePromptContent(run.state, prompt) }],
+        tools,
+        toolChoice: 'any' as const,
+        model: input.model,
+        maxTokens: outputCap(input, 'task'),
+      };
+    };
+    const response = await run.callModel(build(), build);
     const parsed = parseToolCalls(response);
     const request = { promptChars: prompt.length, tools };
     if (!parsed.ok) {

@@ -1,0 +1,227 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Worker, WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { createModelResolver } from '../../src/activities/model/registry';
+import { MemoryObservationStore } from '../../src/activities/observations/memory-store';
+import { Agents } from '../../src/clients/agents';
+import { cycleWorkflowId } from '../../src/common/ids';
+import { loadConfig } from '../../src/config';
+import type { CycleResult } from '../../src/core/cycle/input';
+import { defaultScratchpad, memoryChanged } from '../../src/core/scratchpad/scratchpad';
+import {
+  type LlamaFiles,
+  type LlamaServer,
+  ensureLlamaFiles,
+  startLlamaServer,
+} from '../../src/dev-server/llama-server';
+import { createWorker } from '../../src/workers/create-worker';
+import { runCli } from '../helpers/cli';
+import { uniqueTaskQueue } from '../helpers/temporal';
+import { useWorkflowEnvironment } from '../helpers/worker';
+
+/*
+ * The memory loop against a real OpenAI-compatible server: llama.cpp's llama-server with SmolLM2-135M-Instruct, once
+ * with the model's own chat template (no tool calling) and once with a template that has it. The model is tiny and
+ * slow on 2 cores: these tests assert protocol and behaviour, never the quality of an answer, and keep caps short.
+ */
+
+// The tiny model is quick, but two cores are shared with the rest of the suite.
+jest.setTimeout(300_000);
+
+let env: TestWorkflowEnvironment;
+let bundle: WorkflowBundleWithSourceMap;
+useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
+
+let files: LlamaFiles;
+let plain: LlamaServer;
+let tools: LlamaServer;
+let small: LlamaServer;
+let home: string;
+const MODEL = 'smollm2';
+const CAPS = { respond: 48, reflect: 200, task: 160 };
+
+beforeAll(async () => {
+  files = await ensureLlamaFiles((line) => process.stderr.write(`${line}\n`));
+  [plain, tools, small] = await Promise.all([
+    startLlamaServer({ files, contextSize: 4096 }),
+    startLlamaServer({ files, contextSize: 4096, tools: true }),
+    startLlamaServer({ files, contextSize: 2048 }),
+  ]);
+  home = fs.mkdtempSync(path.join(os.tmpdir(), 'llama-test-'));
+}, 30 * 60_000);
+afterAll(async () => {
+  await Promise.all([plain?.stop(), tools?.stop(), small?.stop()]);
+});
+
+const spec = (server: LlamaServer, protocol = '') => `openai:${MODEL}@${server.baseURL}${protocol}`;
+
+async function modelWorker(modelSpec: string, lines: string[] = []): Promise<{ worker: Worker; taskQueue: string }> {
+  const taskQueue = uniqueTaskQueue('llama');
+  const config = loadConfig({ SCRATCHPAD_HOME: home, SCRATCHPAD_TASK_QUEUE: taskQueue });
+  const worker = await createWorker({
+    config: { ...config, TEMPORAL_NAMESPACE: env.namespace ?? 'default' },
+    modelSpec,
+    connection: env.nativeConnection,
+    observations: new MemoryObservationStore(),
+    log: (line) => lines.push(line),
+    workerOptions: { workflowBundle: bundle, workflowsPath: undefined, bundlerOptions: undefined },
+  });
+  return { worker, taskQueue };
+}
+
+let counter = 0;
+function newAgent(taskQueue: string) {
+  const agentId = `llama-${process.pid}-${Date.now()}-${counter++}`;
+  return { agentId, taskQueue, purpose: 'Remember what the user says', settings: { maxOutputTokens: CAPS } };
+}
+
+async function cycleResult(agentId: string, cycle: number): Promise<CycleResult> {
+  return env.client.workflow.getHandle(cycleWorkflowId(agentId, cycle)).result();
+}
+
+describe('auto: the worker probes an OpenAI-compatible server once and uses the first way that works', () => {
+  it('picks #json on the model’s own template (no tool calling) and #tools on a tool-capable one', async () => {
+    const told: string[] = [];
+    const resolve = createModelResolver({
+      models: [spec(plain), spec(tools)],
+      onProtocol: (served, protocol) => told.push(`${served} ${protocol}`),
+    });
+    const plainProvider = resolve(spec(plain));
+    const toolsProvider = resolve(spec(tools));
+    expect(await plainProvider.resolveProtocol?.()).toBe('json');
+    expect(await toolsProvider.resolveProtocol?.()).toBe('tools');
+    // Probed once per worker: asked again, the answer is the cached one.
+    expect(await plainProvider.resolveProtocol?.()).toBe('json');
+    expect(told).toEqual([`${spec(plain)} json`, `${spec(tools)} tools`]);
+  });
+});
+
+describe('the memory loop on a server without tool calling (#json by the probe)', () => {
+  it('a chat turn replies within its cap, and reflect changes the memory', async () => {
+    const lines: string[] = [];
+    const { worker, taskQueue } = await modelWorker(spec(plain), lines);
+    const target = newAgent(taskQueue);
+    const agents = new Agents(env.client);
+    await worker.runUntil(async () => {
+      const answer = await agents.send(target, { message: 'My name is Ada and I live in Lisbon. I like green tea.' });
+      expect(answer.outcome).toBe('completed');
+      const result = await cycleResult(target.agentId, 1);
+      // Constrained decoding gave reflect its update_scratchpad arguments: the memory changed, and no note says not.
+      expect(result.memoryUnchanged).toBeUndefined();
+      expect(memoryChanged(defaultScratchpad(target.purpose), result.after)).toBe(true);
+      expect(result.usage.outputTokens).toBeLessThanOrEqual(CAPS.respond + CAPS.reflect);
+    });
+    expect(lines.join('\n')).toContain('speaks #json');
+  });
+
+  it('a task cycle of 3 iterations records no parse error', async () => {
+    const { worker, taskQueue } = await modelWorker(spec(plain, '#json'));
+    const target = { ...newAgent(taskQueue), settings: { maxOutputTokens: CAPS, maxIterations: 3 } };
+    const agents = new Agents(env.client);
+    await worker.runUntil(async () => {
+      const record = await agents.runCycle(target, { tasks: ['Write down that the sky is blue, then finish.'] });
+      expect(record.iterations).toBeGreaterThanOrEqual(1);
+      const result = await cycleResult(target.agentId, 1);
+      expect(result.after.notes).not.toContain('[PARSE ERROR]');
+    });
+  });
+});
+
+describe('the memory loop on a tool-capable template (#tools by the probe)', () => {
+  it('reflect makes a native update_scratchpad call that changes the memory', async () => {
+    const { worker, taskQueue } = await modelWorker(spec(tools));
+    const target = newAgent(taskQueue);
+    const agents = new Agents(env.client);
+    await worker.runUntil(async () => {
+      await agents.send(target, { message: 'Remember: my favourite colour is blue.' });
+      const result = await cycleResult(target.agentId, 1);
+      expect(result.memoryUnchanged).toBeUndefined();
+      expect(memoryChanged(defaultScratchpad(target.purpose), result.after)).toBe(true);
+    });
+  });
+});
+
+describe('a forced call that never comes is never silent', () => {
+  it('with #text the tiny model writes no call: the note, the status and `send` say so', async () => {
+    const taskQueue = uniqueTaskQueue('llama-cli');
+    const place = { home, taskQueue, env: { SCRATCHPAD_MODEL: spec(plain, '#text') } };
+    const agentId = `llama-cli-${process.pid}-${Date.now()}`;
+    const configured = await runCli(['configure', agentId, '--max-output', 'respond=32,reflect=48', '--create'], place);
+    expect(configured.code).toBe(0);
+    const sent = await runCli(['send', agentId, 'I live in Porto.'], { ...place, timeoutMs: 300_000 });
+    expect(sent.code).toBe(0);
+    expect(sent.stderr).toContain('memory not updated this turn: ');
+    const status = JSON.parse((await runCli(['status', agentId, '--json'], place)).stdout);
+    expect(status.turnsSinceMemoryChanged).toBe(1);
+    expect(status.lastNoUpdate).toMatch(/did not call update_scratchpad|rejected|changed nothing/);
+    const result = await cycleResult(agentId, 1);
+    expect(result.after.notes).toContain('[REFLECT] no update: ');
+  });
+});
+
+describe('the context window', () => {
+  it('a prompt over a small server’s context is archived down and asked again, with a note', async () => {
+    const { worker, taskQueue } = await modelWorker(spec(small, '#json'));
+    const target = newAgent(taskQueue);
+    const agents = new Agents(env.client);
+    // Within the agent's budget (6,000 rendered characters), yet over a 2,048-token window with the prompts around it.
+    const known = Array.from(
+      { length: 55 },
+      (_, index) => `- fact ${index}: the user's item ${index} is kept in box ${index}`,
+    );
+    const big = {
+      ...defaultScratchpad(target.purpose),
+      understanding: { known: known.join('\n'), believed: '', unknown: '' },
+    };
+    await worker.runUntil(async () => {
+      await agents.import(target, big);
+      const answer = await agents.send(target, { message: 'Where is item 3?' });
+      expect(answer.outcome).toBe('completed');
+      const result = await cycleResult(target.agentId, 1);
+      expect(result.outcome).toBe('completed');
+      expect(result.after.notes).toContain("[CONTEXT] the prompt did not fit the model's context window: archived");
+      expect(result.archived?.length).toBeGreaterThan(0);
+    });
+  });
+});
+
+describe('cancelling a turn', () => {
+  it('aborts the server’s request: its slot is released', async () => {
+    const { worker, taskQueue } = await modelWorker(spec(plain, '#json'));
+    const target = { ...newAgent(taskQueue), settings: { maxOutputTokens: { respond: 4000 } } };
+    const agents = new Agents(env.client);
+    const processing = async () => {
+      const slots = (await (await fetch(`${plain.url}/slots`)).json()) as { is_processing: boolean }[];
+      return slots.some((slot) => slot.is_processing);
+    };
+    const until = async (wanted: boolean) => {
+      const deadline = Date.now() + 30_000;
+      while (Date.now() < deadline && (await processing()) !== wanted) await new Promise((r) => setTimeout(r, 100));
+      return processing();
+    };
+    await worker.runUntil(async () => {
+      const turn = agents.send(target, { message: 'Write a very long story about the sea, in many chapters.' });
+      turn.catch(() => undefined);
+      const cycle = cycleWorkflowId(target.agentId, 1);
+      // The turn's own request, not the probe before it: respond has asked once the cycle records a model call.
+      const deadline = Date.now() + 120_000;
+      const asked = async () => {
+        const history = await env.client.workflow
+          .getHandle(cycle)
+          .fetchHistory()
+          .catch(() => undefined);
+        const scheduled = history?.events?.map(
+          (event) => event.activityTaskScheduledEventAttributes?.activityType?.name,
+        );
+        return scheduled?.includes('callModel') ?? false;
+      };
+      while (Date.now() < deadline && !(await asked())) await new Promise((r) => setTimeout(r, 200));
+      expect(await until(true)).toBe(true);
+      const record = await agents.cancelCycle(target, cycle);
+      expect(record.outcome).toBe('cancelled');
+      expect(await until(false)).toBe(false);
+    });
+  });
+});
