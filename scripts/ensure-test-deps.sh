@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The tests use a real redis-server, headless Chromium, bubblewrap (the shell sandbox) and tmux (a terminal for chat). Installs them with apt when missing (Debian/Ubuntu,
+# The tests use a real redis-server, headless Chromium, bubblewrap (the shell sandbox) and tmux (a terminal for chat);
+# building llama-server for the real-model tests needs cmake, a C++ compiler and python3 with pip. Installs them with apt when missing (Debian/Ubuntu,
 # as root or with sudo); elsewhere says what to install. The Temporal CLI is provisioned by the tests themselves.
 set -euo pipefail
 
@@ -8,6 +9,9 @@ command -v redis-server >/dev/null || missing+=(redis-server)
 [ -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ] || missing+=(chromium)
 command -v bwrap >/dev/null || missing+=(bubblewrap)
 command -v tmux >/dev/null || missing+=(tmux)
+command -v cmake >/dev/null || missing+=(cmake)
+command -v g++ >/dev/null || missing+=(g++)
+python3 -m pip --version >/dev/null 2>&1 || missing+=(python3-pip)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 echo "[test deps] missing: ${missing[*]}" >&2
