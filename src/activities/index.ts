@@ -18,6 +18,9 @@ import { createWakeAgent } from './wake-agent';
 import { ModelError, ObservationStoreError, StagedError, ToolError } from '../common/failure-types';
 import { parseWorkflowInput } from '../common/workflow-input';
 import { heartbeating } from './heartbeat';
+import type { WorkerModel } from '../common/workflow-types';
+import { errorMessage } from '../common/error-message';
+import { excerpt } from './model/excerpt';
 
 /** Content the budget moves out of a scratchpad section. */
 const ArchiveRequestSchema = z.object({
@@ -45,6 +48,27 @@ export interface ActivityDependencies {
 }
 
 /** Activities close over their dependencies so tests and the worker inject real or scripted parts. */
+/** The worker's default model for `scratchpad tools`: probed now if it was not yet; undefined without one. */
+async function describeModel(
+  resolveModel: ActivityDependencies['resolveModel'],
+  signal?: AbortSignal,
+): Promise<WorkerModel | undefined> {
+  let provider: ModelProvider;
+  try {
+    provider = resolveModel();
+  } catch {
+    return undefined;
+  }
+  const { spec } = provider;
+  try {
+    const protocol = provider.resolveProtocol ? await provider.resolveProtocol(signal) : undefined;
+    const { contextTokens } = provider as { contextTokens?: number };
+    return { spec, ...(protocol && { protocol }), ...(contextTokens && { contextTokens }) };
+  } catch (error) {
+    return { spec, problem: excerpt(errorMessage(error), 200) };
+  }
+}
+
 export function createActivities(dependencies: ActivityDependencies) {
   const observations = createObservationRuntime(dependencies.observations, dependencies.offloadBytes);
   const registry = dependencies.toolRegistry ?? new ToolRegistry();
@@ -95,8 +119,12 @@ export function createActivities(dependencies: ActivityDependencies) {
     },
 
     /** Every tool with its description and schema, for `scratchpad tools`. */
-    async describeTools(): Promise<{ tools: ToolDescriptor[]; failures: string[] }> {
-      return heartbeating(() => registry.describe());
+    async describeTools(): Promise<{ tools: ToolDescriptor[]; failures: string[]; model?: WorkerModel }> {
+      return heartbeating(async (signal) => {
+        const described = await registry.describe();
+        const model = await describeModel(dependencies.resolveModel, signal);
+        return { ...described, ...(model && { model }) };
+      });
     },
 
     /** Deletes expired observation entries; each cycle calls it first. */

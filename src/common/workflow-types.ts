@@ -27,6 +27,18 @@ export interface WorkerToolsResult {
   failures: string[];
   /** What the worker offers agents whose settings name no tools; absent, every tool. */
   defaults?: string[];
+  /** The worker's default model, how it is asked for calls and its context window, where known. */
+  model?: WorkerModel;
+}
+
+/** A worker's default model as `scratchpad tools` shows it. */
+export interface WorkerModel {
+  spec: string;
+  /** `tools`, `json` or `text` for an OpenAI-compatible server; absent for providers with one way. */
+  protocol?: string;
+  contextTokens?: number;
+  /** Why the protocol is not known yet (the server did not answer the probe). */
+  problem?: string;
 }
 
 /** What a schedule's action passes on: the agent to wake, its task queue, and the tasks to enqueue. */

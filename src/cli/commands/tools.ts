@@ -1,6 +1,6 @@
 import { Agents } from '../../client';
 import { NoWorkerError, workerToolCatalogue } from '../../clients/worker-tools';
-import type { WorkerToolsResult } from '../../common/workflow-types';
+import type { WorkerModel, WorkerToolsResult } from '../../common/workflow-types';
 import { SPAWN_SUBAGENT } from '../../core/tools/catalogue';
 import type { ToolDescriptor, ToolPolicy } from '../../core/tools/descriptor';
 import { selectTools } from '../../core/tools/select';
@@ -80,6 +80,16 @@ export async function fetchCatalogue(): Promise<WorkerToolsResult> {
   }
 }
 
+/** The worker's default model, how it asks for calls and its context window. */
+function modelLine(model: WorkerModel): string {
+  if (model.problem) return `model: ${model.spec} (not probed yet: ${model.problem})`;
+  const how = [
+    model.protocol && `calls as #${model.protocol}`,
+    model.contextTokens && `context ${model.contextTokens} tokens`,
+  ].filter(Boolean);
+  return `model: ${model.spec}${how.length > 0 ? ` (${how.join(', ')})` : ''}`;
+}
+
 /** `scratchpad tools`: the tools a worker would offer, with their sources and policies (and an agent's selection). */
 export async function toolsCommand(options: ToolsOptions): Promise<number> {
   const catalogue = await fetchCatalogue();
@@ -114,9 +124,9 @@ export async function toolsCommand(options: ToolsOptions): Promise<number> {
       inputSchema,
       policy,
     }));
-    const { failures, defaults } = catalogue;
+    const { failures, defaults, model } = catalogue;
     process.stdout.write(
-      `${JSON.stringify({ tools, failures, ...(defaults && { defaults }), ...offered }, null, 2)}\n`,
+      `${JSON.stringify({ tools, failures, ...(defaults && { defaults }), ...offered, ...(model && { model }) }, null, 2)}\n`,
     );
     return EXIT.ok;
   }
@@ -129,6 +139,7 @@ export async function toolsCommand(options: ToolsOptions): Promise<number> {
     if (selection.unmatched.length > 0) lines.push(`not on this worker: ${selection.unmatched.join(', ')}`);
   }
   for (const failure of catalogue.failures) lines.push(`unavailable: ${failure}`);
+  if (catalogue.model) lines.push(modelLine(catalogue.model));
   process.stdout.write(`${lines.join('\n')}\n`);
   return EXIT.ok;
 }
