@@ -28,6 +28,8 @@ export interface ScratchpadPluginOptions {
   anthropicBaseURL?: string;
   /** Bearer token for an OpenAI-compatible server that wants one. */
   openaiApiKey?: string;
+  /** An OpenAI-compatible model's context window in tokens, where its server does not say. */
+  contextTokens?: number;
   /** Limits of the built-in tools; the sandbox folder must exist. */
   toolLimits?: ToolOptions;
   /**
@@ -98,6 +100,7 @@ export class ScratchpadPlugin extends SimplePlugin {
       providers: options.providers,
       models: options.models,
       onProtocol: (spec, protocol, why) => console.warn(protocolLine(spec, protocol, why)),
+      contextTokens: options.contextTokens,
     });
     void probeDefaultModel(resolveModel, (line) => console.warn(line));
     const { limits, tools } = toolsOf(options);

@@ -105,6 +105,11 @@ describe('the sandbox check', () => {
     const once = sandboxCheckOnce(() => Promise.reject(new Error('EACCES')));
     expect(await once()).toBe('the sandbox check failed: EACCES');
   });
+
+  it('turns a check that hangs into a reason, so no listing waits on it for ever', async () => {
+    const once = sandboxCheckOnce(() => new Promise(() => undefined), 20);
+    expect(await once()).toBe('the sandbox check did not finish within 20 ms');
+  });
 });
 
 describe("the worker's catalogue (ToolRegistry.catalogue), as listTools returns it to every cycle", () => {

@@ -11,14 +11,26 @@ const BUILTIN_DEFAULT_POLICY: ToolPolicy = { retry: true, offload: true, approva
 /** Why `shell`'s sandbox cannot start on this worker, with how to enable it; undefined when it can. */
 export type SandboxCheck = () => Promise<string | undefined>;
 
+/** Longest the sandbox check may take (a trial run of bubblewrap): every cycle's listing waits for it. */
+export const SANDBOX_CHECK_TIMEOUT_MS = 15_000;
+
 /**
  * {@link confinementUnavailable}, asked once: the answer holds for the worker's life (bubblewrap is installed or it
- * is not), and every cycle lists the catalogue.
+ * is not), and every cycle lists the catalogue. A check that throws or does not finish in time is a reason too.
  */
-export function sandboxCheckOnce(check: SandboxCheck = confinementUnavailable): SandboxCheck {
+export function sandboxCheckOnce(
+  check: SandboxCheck = confinementUnavailable,
+  timeoutMs = SANDBOX_CHECK_TIMEOUT_MS,
+): SandboxCheck {
   let answer: Promise<string | undefined> | undefined;
   return () => {
-    answer ??= check().catch((error: unknown) => `the sandbox check failed: ${errorMessage(error)}`);
+    answer ??= new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(`the sandbox check did not finish within ${timeoutMs} ms`), timeoutMs);
+      check()
+        .catch((error: unknown) => `the sandbox check failed: ${errorMessage(error)}`)
+        .then(resolve)
+        .finally(() => clearTimeout(timer));
+    });
     return answer;
   };
 }
