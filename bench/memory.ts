@@ -266,10 +266,12 @@ async function run(options: MemoryOptions, cleanups: Cleanup[]): Promise<boolean
   );
   console.log(`Temporal: ${server}; ${minutes} minutes\n`);
   console.log(formatMemoryReport(summaries));
-  console.log(
-    `\nProtocol check${options.short ? ' (decides the exit status)' : ''}: ` +
-      (check.pass ? 'pass' : `FAIL: ${check.problems.join('; ')}`),
-  );
+  const verdict = !options.arms.some(isAgentArm)
+    ? 'not applicable (no agent arm ran)'
+    : check.pass
+      ? 'pass'
+      : `FAIL: ${check.problems.join('; ')}`;
+  console.log(`\nProtocol check${options.short ? ' (decides the exit status)' : ''}: ${verdict}`);
   const summary = summaries.map(({ errors: _errors, ...figures }) => figures);
   console.log(
     JSON.stringify({

@@ -24,15 +24,23 @@ export function sandboxCheckOnce(
 ): SandboxCheck {
   let answer: Promise<string | undefined> | undefined;
   return () => {
-    answer ??= new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(`the sandbox check did not finish within ${timeoutMs} ms`), timeoutMs);
-      check()
-        .catch((error: unknown) => `the sandbox check failed: ${errorMessage(error)}`)
-        .then(resolve)
-        .finally(() => clearTimeout(timer));
-    });
+    answer ??= withinTime(check, timeoutMs);
     return answer;
   };
+}
+
+async function withinTime(check: SandboxCheck, timeoutMs: number): Promise<string | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve(`the sandbox check did not finish within ${timeoutMs} ms`), timeoutMs);
+  });
+  try {
+    return await Promise.race([check(), late]);
+  } catch (error) {
+    return `the sandbox check failed: ${errorMessage(error)}`;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
