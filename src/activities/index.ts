@@ -106,7 +106,7 @@ export function createActivities(dependencies: ActivityDependencies) {
      */
     async listTools(): Promise<CatalogueListing> {
       // A local activity cannot heartbeat; its start-to-close timeout bounds a server that does not start.
-      return registry.catalogue();
+      return registry.catalogue(dependencies.tools);
     },
 
     /**
@@ -121,7 +121,7 @@ export function createActivities(dependencies: ActivityDependencies) {
     /** Every tool with its description and schema, for `scratchpad tools`. */
     async describeTools(): Promise<{ tools: ToolDescriptor[]; failures: string[]; model?: WorkerModel }> {
       return heartbeating(async (signal) => {
-        const described = await registry.describe();
+        const described = await registry.describe(dependencies.tools);
         const model = await describeModel(dependencies.resolveModel, signal);
         return { ...described, ...(model && { model }) };
       });

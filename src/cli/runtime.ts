@@ -68,14 +68,18 @@ export async function loadTools(current: Config): Promise<ToolRegistry> {
 }
 
 /** One line on what the worker offers besides the built-ins, and a line per tool source it could not list. */
-export async function reportTools(registry: ToolRegistry): Promise<void> {
+export async function reportTools(registry: ToolRegistry, current?: Config): Promise<void> {
+  const { toolOptions } = await import('../workers/create-worker');
+  const { tools, failures, unavailable = {} } = await registry.describe(current && toolOptions(current));
+  // The built-ins this worker leaves out: a model is never offered a tool whose every call would fail.
+  for (const line of Object.values(unavailable)) process.stderr.write(`Note: ${line}\n`);
   if (!registry.hasExternal) return;
-  const { tools, failures } = await registry.describe();
   const bySource = new Map<string, number>();
   for (const tool of tools) bySource.set(tool.source, (bySource.get(tool.source) ?? 0) + 1);
   const counts = [...bySource].map(([source, count]) => `${count} ${source}`).join(', ');
   process.stderr.write(`Tools: ${counts} (\`scratchpad tools\` lists them).\n`);
-  for (const failure of failures) process.stderr.write(`Warning: ${failure}\n`);
+  const reasons = new Set(Object.values(unavailable));
+  for (const failure of failures.filter((line) => !reasons.has(line))) process.stderr.write(`Warning: ${failure}\n`);
 }
 
 /** Turns a rejected update (validator or handler error) into a CLI error carrying the workflow's reason. */

@@ -50,7 +50,7 @@ async function withinTime(check: SandboxCheck, timeoutMs: number): Promise<strin
 export async function builtinTools(
   options: ToolOptions | undefined,
   sandbox: SandboxCheck,
-): Promise<{ tools: ToolDescriptor[]; failures: string[] }> {
+): Promise<{ tools: ToolDescriptor[]; failures: string[]; unavailable: Record<string, string> }> {
   const unavailable = options ? await unavailableBuiltins(options, sandbox) : new Map<ActivityToolName, string>();
   const tools = ACTIVITY_TOOLS.filter((name) => !unavailable.has(name)).map((name) => ({
     name,
@@ -59,7 +59,7 @@ export async function builtinTools(
     inputSchema: toolInputSchema(name),
     policy: BUILTIN_DEFAULT_POLICY,
   }));
-  return { tools, failures: [...unavailable.values()] };
+  return { tools, failures: [...unavailable.values()], unavailable: Object.fromEntries(unavailable) };
 }
 
 /**

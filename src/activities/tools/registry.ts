@@ -40,6 +40,8 @@ export interface CatalogueListing {
   failures: string[];
   /** The worker's selection for cycles whose input and agent name none (`ScratchpadPlugin({ defaultTools })`). */
   defaults?: string[];
+  /** Built-ins left out because they cannot run here, each with its line in `failures`. */
+  unavailable?: Record<string, string>;
 }
 
 /** Names no tool of the user's may take: the built-ins and the workflow-side tools of every feature. */
@@ -164,7 +166,7 @@ export class ToolRegistry {
    * Every tool with its description and schema, built-ins first: what `scratchpad tools` prints. Given the worker's
    * tool options, only the built-ins that can run here; `failures` says why each other is left out.
    */
-  async describe(options?: ToolOptions): Promise<{ tools: ToolDescriptor[]; failures: string[]; defaults?: string[] }> {
+  async describe(options?: ToolOptions): Promise<Omit<CatalogueListing, 'tools'> & { tools: ToolDescriptor[] }> {
     const builtins = await builtinTools(options, this.sandbox);
     const { tools, failures: unlisted } = await this.external();
     const failures = [...builtins.failures, ...unlisted];
@@ -172,7 +174,9 @@ export class ToolRegistry {
       const approval = workerApproval(tool.name, tool.policy.approval, this.approve);
       return approval === tool.policy.approval ? tool : { ...tool, policy: { ...tool.policy, approval } };
     });
-    return { tools: all, failures, ...(this.defaultTools && { defaults: [...this.defaultTools] }) };
+    const { unavailable } = builtins;
+    const defaults = this.defaultTools && { defaults: [...this.defaultTools] };
+    return { tools: all, failures, ...defaults, ...(Object.keys(unavailable).length > 0 && { unavailable }) };
   }
 
   /** Whether `args` suit the tool's input schema: a person's edited arguments are checked before they apply. */

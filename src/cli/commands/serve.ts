@@ -37,7 +37,7 @@ export async function workerCommand(options: ServeOptions): Promise<number> {
     `Worker polling "${config.SCRATCHPAD_TASK_QUEUE}" at ${config.TEMPORAL_ADDRESS} with ${describeModel(config, spec)}; ` +
       'Ctrl-C to stop.\n',
   );
-  await runtime.reportTools(toolRegistry);
+  await runtime.reportTools(toolRegistry, config);
   // With a board mirror, directives published on Redis reach research runs through this worker's process.
   const bridge = config.SCRATCHPAD_BOARD
     ? await startDirectiveBridge(config.SCRATCHPAD_BOARD, await runtime.client(config), (line) =>
@@ -122,7 +122,7 @@ export async function devCommand(options: ServeOptions): Promise<number> {
       `${server?.uiUrl ? `Web UI: ${server.uiUrl}\n` : ''}` +
         `Worker polling "${config.SCRATCHPAD_TASK_QUEUE}" with model ${spec}; Ctrl-C to stop.\n`,
     );
-    await runtime.reportTools(toolRegistry);
+    await runtime.reportTools(toolRegistry, config);
     await worker.run();
   } finally {
     await server?.stop();

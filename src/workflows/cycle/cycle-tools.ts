@@ -71,11 +71,16 @@ export class CycleTools {
     const workflowSide = [SPAWN_SUBAGENT, SCRATCHPAD_READ, ...this.handled.filter((name) => !VERBS.includes(name))];
     const selection = selectTools(this.patterns ?? listing.defaults, listing.tools, workflowSide);
     this.selected = selection.offered;
+    // A built-in that cannot run here is worth a note only to a cycle that names it; the worker says it at start.
+    const unavailable = listing.unavailable ?? {};
+    const reasons = new Set(Object.values(unavailable));
+    const absent = selection.unmatched.filter((name) => !Object.hasOwn(unavailable, name));
     return [
-      ...(selection.unmatched.length > 0
-        ? [`[TOOLS] not on this worker, so not offered: ${selection.unmatched.join(', ')}`]
-        : []),
-      ...listing.failures.map((failure) => `[TOOLS] ${failure}`),
+      ...(absent.length > 0 ? [`[TOOLS] not on this worker, so not offered: ${absent.join(', ')}`] : []),
+      ...selection.unmatched.flatMap((name) =>
+        Object.hasOwn(unavailable, name) ? [`[TOOLS] ${unavailable[name]}`] : [],
+      ),
+      ...listing.failures.filter((failure) => !reasons.has(failure)).map((failure) => `[TOOLS] ${failure}`),
     ];
   }
 
