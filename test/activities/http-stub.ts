@@ -34,8 +34,9 @@ export async function startHttpStub(): Promise<HttpStub> {
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       // A server's self-description (llama.cpp /props, vLLM /v1/models, Ollama /api/show) is not one of the calls a
-      // test queues replies for: the stand-in says nothing about itself, as a hosted API does.
-      if (!/\/(chat\/completions|messages)$/.test((request.url ?? '').split('?')[0] ?? '')) {
+      // test queues replies for: the stand-in says nothing about itself, as a hosted API does. Any other path (a page
+      // web_fetch reads) is answered from the queue.
+      if (/\/(props|models|api\/show)$/.test((request.url ?? '').split('?')[0] ?? '')) {
         response.writeHead(404, { 'content-type': 'application/json' });
         response.end('{}');
         return;

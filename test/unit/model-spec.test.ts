@@ -19,7 +19,10 @@ describe('model specs', () => {
       baseURL: 'http://h/v1',
       protocol: 'json',
     });
-    expect(parseModelSpec('openai:qwen2.5:7b@http://h/v1#tools')).toMatchObject({ model: 'qwen2.5:7b', protocol: 'tools' });
+    expect(parseModelSpec('openai:qwen2.5:7b@http://h/v1#tools')).toMatchObject({
+      model: 'qwen2.5:7b',
+      protocol: 'tools',
+    });
     expect(parseModelSpec('openai:llama3')).toMatchObject({ baseURL: 'http://localhost:11434/v1', protocol: 'auto' });
   });
 

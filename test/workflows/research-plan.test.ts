@@ -165,7 +165,9 @@ describe('the supervisor writes STRATEGY from the question', () => {
     expect(strategyOf(result.board)[0]?.body).toMatchObject({ entities: ['Acme'], fields: ['revenue'] });
     expect(planRequests).toHaveLength(3);
     expect(planRequests[0]?.messages[0]?.content).toContain('Entities (given by the user; keep them): Acme');
-    expect(planRequests[1]?.messages.at(-1)?.content).toContain('Your last reply did not call the tool "plan_research"');
+    expect(planRequests[1]?.messages.at(-1)?.content).toContain(
+      'Your last reply did not call the tool "plan_research"',
+    );
     const retry = planRequests[2]?.messages ?? [];
     expect(retry.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
     expect(retry[1]?.content).toBe('I think revenue matters most.');
