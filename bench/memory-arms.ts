@@ -5,7 +5,8 @@ import { type ModelProvider, requestFor } from '../src/activities/model/provider
 import { type AgentTarget, Agents } from '../src/clients/agents';
 import type { AgentSettings } from '../src/core/agent/agent';
 import type { CycleResult, TraceEntry } from '../src/core/cycle/input';
-import { type Message, type Usage, ZERO_USAGE, contentText, isCut } from '../src/core/cycle/model';
+import { type Message, type Usage, ZERO_USAGE, contentText } from '../src/core/cycle/model';
+import { isCut } from '../src/core/cycle/output-limits';
 import { scratchpadContent } from '../src/core/cycle/prompts';
 import { type Scratchpad, memoryChanged } from '../src/core/scratchpad/scratchpad';
 import { agentWorkflowId } from '../src/common/ids';

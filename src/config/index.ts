@@ -8,7 +8,7 @@ import type { EncryptionKey } from '../common/encryption-codec';
 import { keyList } from './encryption-keys';
 import { ConfigError } from './errors';
 import { MODEL_HELP, parseModelSpec } from './model-spec';
-import { ModelAllowEntry } from './model-allow';
+import { modelEnv } from './model-env';
 
 export { ConfigError } from './errors';
 export { MODEL_HELP, type ModelSpec, WORKER_MODEL_HELP, parseModelSpec } from './model-spec';
@@ -41,37 +41,7 @@ export const EnvSchema = z.object({
     .optional()
     .describe('the temporal CLI binary that runs the dev server (else PATH, then a cached download)'),
   SCRATCHPAD_TASK_QUEUE: z.string().min(1).default(DEFAULT_TASK_QUEUE).describe('task queue of workers and agents'),
-  SCRATCHPAD_MODEL: z
-    .string()
-    .min(1)
-    .optional()
-    .describe('anthropic:MODEL | openai:MODEL@http://HOST:PORT/v1[#text] | scripted:FILE.jsonl'),
-  SCRATCHPAD_MODELS: list
-    .pipe(z.array(ModelAllowEntry))
-    .default([])
-    .describe(
-      'more model specs a workflow may name besides SCRATCHPAD_MODEL, comma-separated: exact specs, anthropic:*, ' +
-        'openai:*@BASE_URL, scripted:*',
-    ),
-  ANTHROPIC_API_KEY: z
-    .string()
-    .min(1)
-    .optional()
-    .describe('Anthropic key (alone it selects anthropic:claude-sonnet-5-5)'),
-  ANTHROPIC_BASE_URL: z.url().optional().describe('alternative Messages API endpoint'),
-  OPENAI_API_KEY: z
-    .string()
-    .min(1)
-    .optional()
-    .describe('bearer token for an OpenAI-compatible server that wants one (vLLM --api-key); none is sent otherwise'),
-  SCRATCHPAD_CONTEXT_TOKENS: z.coerce
-    .number()
-    .int()
-    .min(256)
-    .optional()
-    .describe(
-      "an OpenAI-compatible model's context window in tokens, where its server does not say (llama.cpp, vLLM and Ollama do)",
-    ),
+  ...modelEnv(list),
   SCRATCHPAD_HOME: z
     .string()
     .min(1)

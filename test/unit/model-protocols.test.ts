@@ -3,7 +3,8 @@ import { cutReply, grammarSchema, jsonModeOf } from '../../src/activities/model/
 import { offeredTools } from '../../src/activities/model/offered-tools';
 import type { ModelProvider, ProviderRequest } from '../../src/activities/model/provider';
 import { turnsSinceMemoryChanged, type CycleRecord } from '../../src/core/agent/agent';
-import { type ModelResponse, ZERO_USAGE, isCut, outputCap } from '../../src/core/cycle/model';
+import { type ModelResponse, ZERO_USAGE } from '../../src/core/cycle/model';
+import { isCut, outputCap } from '../../src/core/cycle/output-limits';
 import { defaultScratchpad, memoryChanged } from '../../src/core/scratchpad/scratchpad';
 import { parseOutputCaps } from '../../src/cli/options';
 import { parseModelSpec } from '../../src/config';

@@ -4,19 +4,22 @@ import type {
   ChatCompletion,
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionMessageParam,
-  ChatCompletionToolChoiceOption,
 } from 'openai/resources/chat/completions';
-import { type Message, type ModelResponse, type ToolCall, contentText } from '../../core/cycle/model';
+import type { ModelResponse } from '../../core/cycle/model';
 import { flattenToolUse } from '../../core/cycle/flatten-messages';
 import { ModelError } from '../../common/failure-types';
 import { toModelFailure } from './errors';
 import { excerpt } from './excerpt';
-import { envelopeSystem, envelopeToolCalls, speaksEnvelope } from './envelope';
+import { envelopeSystem, speaksEnvelope } from './envelope';
 import { jsonProtocolSystem } from './json-protocol';
 import { jsonModeOf } from './json-mode';
 import type { ModelProvider, ProviderRequest } from './provider';
 import { SYSTEM_PROMPTS } from './system-prompts';
 import { type ServerInfo, serverInfo } from './server-info';
+import { chatMessage, toolChoiceOf } from './openai-messages';
+import { contextExceeded, fitToContext, isContextRefusal } from './context-window';
+import { probeCalls } from './openai-probe';
+import { completionResponse } from './openai-response';
 
 /**
  * How a server is asked for calls: `tools`, native tool calling (vLLM, Ollama, llama.cpp, LM Studio); `json`,
@@ -40,88 +43,6 @@ export interface OpenAICompatibleOptions {
   onProtocol?: (spec: string, protocol: OpenAIProtocol, why: string) => void;
   /** The model's context window in tokens, where the server does not say (SCRATCHPAD_CONTEXT_TOKENS). */
   contextTokens?: number;
-}
-
-/** A conservative count of the tokens in `chars` characters of prompt: few tokenizers average under 3 per token. */
-export function estimateTokens(chars: number): number {
-  return Math.ceil(chars / 3);
-}
-
-/** Fewest output tokens worth asking for; a prompt that leaves less does not fit. */
-const MIN_OUTPUT_TOKENS = 16;
-
-/** A server's refusal of a prompt longer than its context, in llama.cpp's, vLLM's and OpenAI's words. */
-function isContextRefusal(status: number, text: string, code: unknown): boolean {
-  if (code === 'context_length_exceeded') return true;
-  return (
-    status === 400 &&
-    /exceed(s|ed)? (the )?(available )?context|maximum context length|context (length|window|size)/i.test(text)
-  );
-}
-
-function toolChoiceOf(choice: ProviderRequest['toolChoice']): ChatCompletionToolChoiceOption {
-  if (typeof choice === 'object') return { type: 'function', function: { name: choice.name } };
-  return choice === 'any' ? 'required' : 'auto';
-}
-
-/** The model's tool calls; arguments that are not a JSON object stay a string, for the parser to refuse by name. */
-function toolCallsOf(message: ChatCompletion.Choice['message']): ToolCall[] {
-  return (message.tool_calls ?? []).flatMap((call) => {
-    if (call.type !== 'function') return [];
-    let input: unknown = call.function.arguments;
-    try {
-      input = JSON.parse(call.function.arguments || '{}');
-    } catch {
-      // Left as the raw text: the cycle notes a parse error the model can correct.
-    }
-    return [{ id: call.id, name: call.function.name, input }];
-  });
-}
-
-/**
- * A message in Chat Completions' shape: calls as `tool_calls`, each result a `role: "tool"` message. Blocks join into
- * one text: these servers cache an unchanged prefix on their own, and the prompt's order keeps it unchanged.
- */
-function chatMessage(message: Message): ChatCompletionMessageParam {
-  if (message.role === 'tool') return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
-  if (message.role === 'user') return { role: 'user', content: contentText(message.content) };
-  if (!message.toolCalls) return { role: 'assistant', content: message.content };
-  return {
-    role: 'assistant',
-    // Servers take null beside tool calls; some refuse an empty string.
-    content: message.content === '' ? null : message.content,
-    tool_calls: message.toolCalls.map(({ id, name, input }) => ({
-      id,
-      type: 'function' as const,
-      // Arguments that were not JSON go back as the model wrote them.
-      function: { name, arguments: typeof input === 'string' ? input : JSON.stringify(input ?? {}) },
-    })),
-  };
-}
-
-/** What a server answers for each protocol: a forced call of a tiny tool, then a tiny schema. */
-const PROBE_TOOL = {
-  type: 'function' as const,
-  function: {
-    name: 'ping',
-    description: 'Answer the ping.',
-    parameters: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] },
-  },
-};
-const PROBE_SCHEMA = {
-  type: 'object',
-  properties: { ok: { type: 'boolean' } },
-  required: ['ok'],
-  additionalProperties: false,
-};
-const PROBE_MESSAGES: ChatCompletionMessageParam[] = [{ role: 'user', content: 'Call the ping tool.' }];
-
-function parsedJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -197,50 +118,15 @@ export class OpenAICompatibleProvider implements ModelProvider {
     return { ...probed, why: `${probed.why}${context}` };
   }
 
-  private async probeCalls(info: ServerInfo, signal?: AbortSignal): Promise<{ protocol: OpenAIProtocol; why: string }> {
-    // Room for a sentence before the call: some servers let the model speak first.
-    const base = { model: this.options.model, messages: PROBE_MESSAGES, max_tokens: 64, temperature: 0 };
-    // Named, not `required`: llama.cpp constrains a named choice to the call, and lets `required` answer in prose.
-    const forced = { type: 'function' as const, function: { name: PROBE_TOOL.function.name } };
-    const declined = info.toolCalls === false;
-    const tools = declined
-      ? undefined
-      : await this.probeRequest({ ...base, tools: [PROBE_TOOL], tool_choice: forced }, signal);
-    if (tools?.ok && tools.completion.choices?.[0]?.message?.tool_calls?.some((call) => call.type === 'function')) {
-      return { protocol: 'tools', why: 'the server made a forced tool call' };
-    }
-    const toolsWhy = !tools
-      ? `${info.source} declares no tool calling`
-      : tools.ok
-        ? 'a forced tool call came back as text'
-        : `tools refused (${tools.reason})`;
-    const json = await this.probeRequest(
-      { ...base, response_format: { type: 'json_schema', json_schema: { name: 'ping', schema: PROBE_SCHEMA } } },
-      signal,
-    );
-    const value = json.ok ? parsedJson(json.completion.choices?.[0]?.message?.content ?? '') : undefined;
-    if (typeof (value as { ok?: unknown } | undefined)?.ok === 'boolean') {
-      return { protocol: 'json', why: `${toolsWhy}; the server held a reply to a JSON Schema` };
-    }
-    const jsonWhy = json.ok ? 'a schema-constrained reply did not match' : `json_schema refused (${json.reason})`;
-    return { protocol: 'text', why: `${toolsWhy}; ${jsonWhy}` };
-  }
-
-  /** One probe request: its completion, or why a server refused it (4xx); anything else fails the call. */
-  private async probeRequest(
-    params: ChatCompletionCreateParamsNonStreaming,
-    signal?: AbortSignal,
-  ): Promise<{ ok: true; completion: ChatCompletion } | { ok: false; reason: string }> {
-    try {
-      return { ok: true, completion: await this.client.chat.completions.create(params, { signal }) };
-    } catch (error) {
-      if (signal?.aborted) throw signal.reason;
-      if (error instanceof OpenAI.APIError && typeof error.status === 'number' && error.status < 500) {
-        if (error.status === 401 || error.status === 403 || error.status === 404) throw this.failure(error);
-        return { ok: false, reason: `${error.status}: ${excerpt(error.message, 120)}` };
-      }
-      throw this.failure(error);
-    }
+  private probeCalls(info: ServerInfo, signal?: AbortSignal): Promise<{ protocol: OpenAIProtocol; why: string }> {
+    return probeCalls(info, {
+      model: this.options.model,
+      send: (params) => this.client.chat.completions.create(params, { signal }),
+      fail: (error) => {
+        if (signal?.aborted) throw signal.reason;
+        return this.failure(error);
+      },
+    });
   }
 
   async complete(request: ProviderRequest, signal?: AbortSignal): Promise<ModelResponse> {
@@ -250,9 +136,12 @@ export class OpenAICompatibleProvider implements ModelProvider {
     const timeout = this.options.timeoutMs ? AbortSignal.timeout(this.options.timeoutMs) : undefined;
     const requestSignal = signal && timeout ? AbortSignal.any([signal, timeout]) : (signal ?? timeout);
     try {
-      completion = await this.client.chat.completions.create(this.fitted(this.params(request, protocol)), {
-        signal: requestSignal,
-      });
+      completion = await this.client.chat.completions.create(
+        fitToContext(this.params(request, protocol), this.contextTokens, this.spec),
+        {
+          signal: requestSignal,
+        },
+      );
     } catch (error) {
       // On cancellation rethrow the activity's reason so the worker reports it as cancelled.
       if (signal?.aborted) throw signal.reason;
@@ -264,7 +153,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
       }
       throw this.failure(error, request, protocol);
     }
-    return this.toModelResponse(completion, request, protocol);
+    return completionResponse(completion, request, protocol, { spec: this.spec, model: this.options.model });
   }
 
   /** The request body: the system prompt, the messages, and the calls asked for in the protocol's way. */
@@ -298,39 +187,17 @@ export class OpenAICompatibleProvider implements ModelProvider {
     };
   }
 
-  /**
-   * `params` within the context window, where it is known: the output cap lowered to what the prompt leaves, and a
-   * prompt that leaves too little refused as `ModelError.ContextExceeded` before it is sent (the cycle archives and
-   * asks again).
-   */
-  fitted(params: ChatCompletionCreateParamsNonStreaming): ChatCompletionCreateParamsNonStreaming {
-    const window = this.contextTokens;
-    if (!window) return params;
-    const chars = JSON.stringify(params.messages).length + JSON.stringify(params.tools ?? []).length;
-    const prompt = estimateTokens(chars);
-    const room = window - prompt;
-    if (room < MIN_OUTPUT_TOKENS) throw this.contextExceeded(`about ${prompt} prompt tokens`, window);
-    const cap = params.max_tokens ?? room;
-    return cap <= room ? params : { ...params, max_tokens: room };
-  }
-
-  private contextExceeded(what: string, window?: number): ApplicationFailure {
-    const limit = window ? `its ${window}-token context` : 'its context';
-    return ApplicationFailure.create({
-      message: `the prompt for ${this.spec} does not fit ${limit} (${what})`,
-      type: ModelError.ContextExceeded,
-      nonRetryable: true,
-      details: [{ contextTokens: window ?? null }],
-    });
-  }
-
   private failure(error: unknown, request?: ProviderRequest, protocol?: OpenAIProtocol): ApplicationFailure {
     if (error instanceof OpenAI.APIError && typeof error.status === 'number') {
       const body = error.error as { message?: unknown } | string | undefined;
       const apiMessage = typeof body === 'string' ? body : typeof body?.message === 'string' ? body.message : null;
       const message = excerpt(error.message);
       if (isContextRefusal(error.status, apiMessage ?? message, error.code)) {
-        return this.contextExceeded(`the server said: ${excerpt(apiMessage ?? message, 200)}`, this.contextTokens);
+        return contextExceeded(
+          this.spec,
+          `the server said: ${excerpt(apiMessage ?? message, 200)}`,
+          this.contextTokens,
+        );
       }
       const failure = toModelFailure(
         { status: error.status, headers: error.headers, message, apiMessage: apiMessage && excerpt(apiMessage) },
@@ -356,52 +223,5 @@ export class OpenAICompatibleProvider implements ModelProvider {
       );
     }
     return toModelFailure(error, this.spec);
-  }
-
-  private toModelResponse(
-    completion: ChatCompletion,
-    request: ProviderRequest,
-    protocol: OpenAIProtocol,
-  ): ModelResponse {
-    const choice = Array.isArray(completion?.choices) ? completion.choices[0] : undefined;
-    const message = choice?.message;
-    const text = message?.content;
-    const calls = message && protocol === 'tools' ? toolCallsOf(message) : [];
-    if (!message || (typeof text !== 'string' && calls.length === 0)) {
-      const quoted = excerpt(JSON.stringify(completion ?? null));
-      throw ApplicationFailure.nonRetryable(
-        `malformed chat completion from ${this.spec} (expected choices[0].message.content or tool_calls): ${quoted}`,
-        ModelError.BadResponse,
-      );
-    }
-    const content = typeof text === 'string' ? text : '';
-    const usage = completion.usage;
-    const cached = usage?.prompt_tokens_details?.cached_tokens ?? 0;
-    return {
-      ...this.callsOf(content, calls, request, protocol),
-      stopReason: choice?.finish_reason ?? null,
-      usage: {
-        // Chat completions count cached prompt tokens inside prompt_tokens; here they are counted apart, as cache reads.
-        inputTokens: Math.max(0, (usage?.prompt_tokens ?? 0) - cached),
-        outputTokens: usage?.completion_tokens ?? 0,
-        cacheReadTokens: cached,
-        cacheWriteTokens: 0,
-      },
-      model: completion.model || this.options.model,
-    };
-  }
-
-  /** The reply's text and calls as the protocol carries them. */
-  private callsOf(
-    content: string,
-    calls: ToolCall[],
-    request: ProviderRequest,
-    protocol: OpenAIProtocol,
-  ): { text: string; toolCalls: ToolCall[] } {
-    if (protocol === 'tools') return { text: content, toolCalls: calls };
-    const json = protocol === 'json' ? jsonModeOf(request) : undefined;
-    // A reply cut before its JSON closed is not an object: it stays text, which the workflow reads as it can.
-    if (json) return json.decode(parsedJson(content), content);
-    return { text: content, toolCalls: speaksEnvelope(request) ? envelopeToolCalls(content, request) : [] };
   }
 }

@@ -175,8 +175,7 @@ export class ToolRegistry {
       return approval === tool.policy.approval ? tool : { ...tool, policy: { ...tool.policy, approval } };
     });
     const { unavailable } = builtins;
-    const defaults = this.defaultTools && { defaults: [...this.defaultTools] };
-    return { tools: all, failures, ...defaults, ...(Object.keys(unavailable).length > 0 && { unavailable }) };
+    return { tools: all, failures, ...(this.defaultTools && { defaults: [...this.defaultTools] }), unavailable };
   }
 
   /** Whether `args` suit the tool's input schema: a person's edited arguments are checked before they apply. */

@@ -1,42 +1,28 @@
 import { z } from 'zod';
 import { DEFAULT_BUDGET_CHARS } from '../scratchpad/budget';
 import {
-  type CycleResult,
   DEFAULT_MAX_ITERATIONS,
   MAX_APPROVAL_TIMEOUT_MS,
   MAX_MESSAGE_CHARS,
   type Trigger,
   TriggerSchema,
 } from '../cycle/input';
-import {
-  type CacheTtl,
-  CacheTtlSchema,
-  OutputCapsSchema,
-  type Usage,
-  UsageSchema,
-  ZERO_USAGE,
-  addUsage,
-} from '../cycle/model';
-import { newestWithin } from '../payload';
+import { type CacheTtl, CacheTtlSchema, type Usage, UsageSchema, ZERO_USAGE, addUsage } from '../cycle/model';
+import { OutputCapsSchema } from '../cycle/output-limits';
 import { ScratchpadSchema, UPDATE_KEYS } from '../scratchpad/scratchpad';
-import { codePointLength, headCodePoints } from '../text';
+import { codePointLength } from '../text';
 import { shareable } from '../shareable';
 import { ToolPatternsSchema } from '../tools/select';
 import type { PendingApproval } from '../tools/approval';
-import { type AgentCycleOutcome, AgentCycleOutcomeSchema } from './cancel';
+import type { AgentCycleOutcome } from './cancel';
+import { CycleRecordSchema, clip, keepLast } from './cycle-record';
 import { KEPT_REWINDS, type Origin, OriginSchema, type RewindRecord, RewindRecordSchema } from './time-travel';
 
-/** Cycles the agent remembers, oldest dropped first. */
-export const KEPT_CYCLES = 50;
-/** Most the remembered cycles may weigh as JSON; they ride every continue-as-new and answer the `cycles` query. */
-export const CYCLES_BUDGET_BYTES = 256 * 1024;
 /** Notices the agent keeps, newest last. */
 export const KEPT_NOTICES = 20;
 /** Models whose usage is counted apart; more are summed under {@link OTHER_MODELS}. */
 export const MAX_MODELS_COUNTED = 20;
 export const OTHER_MODELS = 'other models';
-const RECORDED_DIRECTIVE_CHARS = 200;
-const RECORDED_ERROR_CHARS = 2000;
 
 /** Longest chat message, in characters; directives share it (the cycle's input defines it). */
 export { MAX_MESSAGE_CHARS };
@@ -80,23 +66,16 @@ export function cacheTtlInput(settings: Pick<AgentSettings, 'cacheTtl'>, trigger
   return cacheTtl ? { cacheTtl } : {};
 }
 
-/** One cycle as the agent remembers it. */
-export const CycleRecordSchema = shareable(
-  z.object({
-    cycleId: z.string(),
-    trigger: TriggerSchema(),
-    outcome: AgentCycleOutcomeSchema(),
-    iterations: z.number(),
-    usage: UsageSchema(),
-    directives: z.array(z.string()),
-    error: z.string().optional(),
-    /** Whether the cycle changed the memory (notes aside); absent for a cancelled cycle and records before 0.6. */
-    memoryChanged: z.boolean().optional(),
-    /** Why a chat turn's reflect left the memory as it was. */
-    noUpdate: z.string().optional(),
-  }),
-);
-export type CycleRecord = z.infer<ReturnType<typeof CycleRecordSchema>>;
+export {
+  CYCLES_BUDGET_BYTES,
+  type CycleRecord,
+  CycleRecordSchema,
+  KEPT_CYCLES,
+  cycleRecordOf,
+  keepLast,
+  rememberCycle,
+  turnsSinceMemoryChanged,
+} from './cycle-record';
 export { type AgentCycleOutcome, type CancelCycleArgs, CancelCycleArgsSchema } from './cancel';
 
 export const DirectiveRecordSchema = shareable(z.object({ text: z.string(), cycleId: z.string().nullable() }));
@@ -216,54 +195,6 @@ export interface AgentStatus {
   turnsSinceMemoryChanged?: number;
   /** Why the last chat turn's reflect made no update, while no later cycle changed the memory. */
   lastNoUpdate?: string;
-}
-
-/** The last `count` items of `items`. */
-export function keepLast<T>(items: readonly T[], count: number): T[] {
-  return items.slice(Math.max(0, items.length - count));
-}
-
-function clip(text: string, points: number): string {
-  return codePointLength(text) > points ? `${headCodePoints(text, points - 1)}…` : text;
-}
-
-/**
- * How the agent remembers a finished cycle, with the directives it showed the model: their openings (the directive
- * log and the cycle's history hold them whole), so fifty records stay small.
- */
-export function cycleRecordOf(
-  result: CycleResult,
-  trigger: Trigger,
-  directives: string[],
-  memoryChanged?: boolean,
-): CycleRecord {
-  return {
-    cycleId: result.cycleId,
-    trigger,
-    outcome: result.outcome,
-    iterations: result.iterations,
-    usage: result.usage,
-    directives: directives.map((text) => clip(text, RECORDED_DIRECTIVE_CHARS)),
-    ...(result.error ? { error: clip(result.error, RECORDED_ERROR_CHARS) } : {}),
-    ...(memoryChanged !== undefined && { memoryChanged }),
-    ...(result.memoryUnchanged ? { noUpdate: clip(result.memoryUnchanged, RECORDED_ERROR_CHARS) } : {}),
-  };
-}
-
-/** How many of the latest cycles in a row left the memory as it was (a cancelled one counts as neither). */
-export function turnsSinceMemoryChanged(cycles: readonly CycleRecord[]): number {
-  let count = 0;
-  for (let index = cycles.length - 1; index >= 0; index--) {
-    const changed = cycles[index]?.memoryChanged;
-    if (changed === true) break;
-    if (changed === false) count++;
-  }
-  return count;
-}
-
-/** `cycles` with `record` added, within {@link KEPT_CYCLES} and {@link CYCLES_BUDGET_BYTES}, oldest dropped first. */
-export function rememberCycle(cycles: readonly CycleRecord[], record: CycleRecord): CycleRecord[] {
-  return newestWithin(keepLast([...cycles, record], KEPT_CYCLES), CYCLES_BUDGET_BYTES);
 }
 
 /** `notices` with `text` added, newest last, within {@link KEPT_NOTICES}. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_BUDGET_CHARS } from '../scratchpad/budget';
-import { CacheTtlSchema, OutputCapsSchema, UsageSchema } from './model';
+import { CacheTtlSchema, UsageSchema } from './model';
+import { OutputCapsSchema } from './output-limits';
 import { ScratchpadSchema } from '../scratchpad/scratchpad';
 import { ToolPatternsSchema } from '../tools/select';
 import { DecisionSchema } from '../tools/approval';

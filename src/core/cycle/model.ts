@@ -1,14 +1,6 @@
 import { z } from 'zod';
 import { shareable } from '../shareable';
-import {
-  DEFAULT_OUTPUT_CAPS,
-  MAX_OUTPUT_TOKENS,
-  MIN_OUTPUT_TOKENS,
-  type OutputCaps,
-  type OutputPhase,
-} from './output-caps';
-
-export { DEFAULT_OUTPUT_CAPS, MAX_OUTPUT_TOKENS, type OutputCaps, type OutputPhase };
+import { MAX_OUTPUT_TOKENS } from './output-caps';
 
 /** Most characters of one message's text: far above a scratchpad, a prompt or a reply, yet bounded. */
 export const MAX_MESSAGE_CONTENT_CHARS = 1_000_000;
@@ -171,20 +163,6 @@ export const ModelRequestSchema = shareable(
   }),
 );
 
-const outputTokens = z.number().int().min(MIN_OUTPUT_TOKENS).max(MAX_OUTPUT_TOKENS);
-export const OutputCapsSchema = shareable(
-  z.strictObject({ respond: outputTokens.optional(), reflect: outputTokens.optional(), task: outputTokens.optional() }),
-);
-
-/** The output cap of `phase` for a cycle: its setting, else the default. */
-export function outputCap(input: { maxOutputTokens?: OutputCaps }, phase: OutputPhase): number {
-  return input.maxOutputTokens?.[phase] ?? DEFAULT_OUTPUT_CAPS[phase];
-}
-
-/** Whether a reply stopped at its output cap (chat completions' `length`, Anthropic's `max_tokens`). */
-export function isCut(response: Pick<ModelResponse, 'stopReason'>): boolean {
-  return response.stopReason === 'length' || response.stopReason === 'max_tokens';
-}
 export type ModelRequest = z.input<ReturnType<typeof ModelRequestSchema>>;
 
 // Far beyond what an agent spends on one model in its lifetime (its totals ride every continue-as-new), yet low

@@ -245,7 +245,6 @@ export class AgentHome {
     this.changes.release();
     this.persist();
     child.recorded(record);
-    if (result === 'cancelled') return { record };
-    return { record, reply: result.reply, ...(result.replyCut && { replyCut: true }) };
+    return { record, ...(result !== 'cancelled' && { reply: result.reply, replyCut: result.replyCut === true }) };
   }
 }

@@ -7,10 +7,8 @@ import {
   hasArchivePointer,
   planArchive,
   planCompletedArchive,
-  renderedSize,
 } from '../../core/scratchpad/budget';
-import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
-import { ModelError } from '../../common/failure-types';
+import { callWithinContext } from './context-recovery';
 import { type CycleResult, MAX_CYCLE_DIRECTIVES, type ParsedCycleInput, type TraceEntry } from '../../core/cycle/input';
 import {
   type ModelRequest,
@@ -33,17 +31,6 @@ import { CycleTools } from './cycle-tools';
 import { CycleApprovals } from './approvals';
 import { approvedObservation } from '../../core/tools/approval-policy';
 import type { CycleFeature, ToolHandler } from './tool-handler';
-
-/** The smallest rendered scratchpad a context refusal archives down to: the budget setting's own floor. */
-const MIN_BUDGET_CHARS = 1000;
-
-function isContextExceeded(error: unknown): boolean {
-  return (
-    error instanceof ActivityFailure &&
-    error.cause instanceof ApplicationFailure &&
-    error.cause.type === ModelError.ContextExceeded
-  );
-}
 
 /**
  * The mutable state of one cycle execution: the live scratchpad, trace, usage and directive inbox, the features of
@@ -138,27 +125,8 @@ export class CycleRun {
    * `rebuild` makes from the smaller memory is sent once more.
    */
   async callModel(request: ModelRequest, rebuild?: () => ModelRequest): Promise<ModelResponse> {
-    try {
-      return await this.callModelOnce(request);
-    } catch (error) {
-      if (!rebuild || !isContextExceeded(error)) throw error;
-      const archived = await this.archiveDown(Math.floor(renderedSize(this.state) / 2));
-      const line = `[CONTEXT] the prompt did not fit the model's context window: archived ${archived} characters and asked again`;
-      this.state = { ...this.state, notes: appendNote(this.state.notes, line) };
-      return this.callModelOnce(rebuild());
-    }
-  }
-
-  /** Archives the scratchpad down to `budget` rendered characters (never below the smallest budget); what it moved. */
-  private async archiveDown(budget: number): Promise<number> {
-    let moved = 0;
-    for (const cut of planArchive(this.state, Math.max(MIN_BUDGET_CHARS, budget), true)) {
-      const id = await this.archiver(cut.section, cut.removed);
-      this.state = applyArchive(this.state, cut, id);
-      this.archived.push({ section: cut.section, id, chars: cut.removed.length });
-      moved += cut.removed.length;
-    }
-    return moved;
+    const once = (sent: ModelRequest) => this.callModelOnce(sent);
+    return rebuild ? callWithinContext(this, once, request, rebuild) : once(request);
   }
 
   private async callModelOnce(request: ModelRequest): Promise<ModelResponse> {
@@ -253,16 +221,22 @@ export class CycleRun {
     timeline.iteration({ iteration: this.iterations, label, state: this.state });
   }
 
-  /** Keeps the rendered scratchpad within budget by archiving the oldest content of growing sections. */
-  async enforceBudget(): Promise<void> {
+  /**
+   * Keeps the rendered scratchpad within `budget` (the agent's, unless a context refusal asks for less) by archiving
+   * the oldest content of growing sections; returns the characters moved.
+   */
+  async enforceBudget(budget = this.input.budgetChars): Promise<number> {
     // Known in chunks, so the cached prompt prefix it sits in lasts from one cut to the next.
-    const chunked = cutsKnown(this.state, this.input.budgetChars) && patched('chunked-known-archive');
-    for (const cut of planArchive(this.state, this.input.budgetChars, chunked)) {
+    const chunked = cutsKnown(this.state, budget) && patched('chunked-known-archive');
+    let moved = 0;
+    for (const cut of planArchive(this.state, budget, chunked)) {
       const id = await this.archiver(cut.section, cut.removed);
       this.state = applyArchive(this.state, cut, id);
       this.archived.push({ section: cut.section, id, chars: cut.removed.length });
+      moved += cut.removed.length;
     }
     await this.archiveCompletedTasks();
+    return moved;
   }
 
   /** Moves the oldest completed tasks to the store once there are too many. */

@@ -4,7 +4,7 @@ import { parseToolCalls } from '../../core/cycle/parse';
 import { buildCyclePrompt, cyclePromptContent } from '../../core/cycle/prompts';
 import { stepLabel } from '../../core/cycle/plan-calls';
 import { traceEntries, traceEntry } from '../../core/cycle/trace';
-import { outputCap } from '../../core/cycle/model';
+import { outputCap } from '../../core/cycle/output-limits';
 import type { CycleRun } from './cycle-run';
 import { runCalls } from './run-calls';
 
