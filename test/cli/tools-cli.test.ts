@@ -111,7 +111,8 @@ module.exports = [
   worker = BackgroundCli.start(['worker', '--tools', toolsModule, '--mcp-config', mcpConfig], {
     home,
     taskQueue: WORKER_QUEUE,
-    env: { SCRATCHPAD_MODEL: `scripted:${path.join(home, 'model.jsonl')}` },
+    // Hosts to fetch from, but no search endpoint: web_search is left out, and said to be.
+    env: { SCRATCHPAD_MODEL: `scripted:${path.join(home, 'model.jsonl')}`, SCRATCHPAD_FETCH_ALLOW: 'example.com' },
   });
   workerReady = worker.waitForStderr(/^Tools: .*\n/m);
   workerReady.catch(() => undefined);
@@ -217,14 +218,18 @@ describe('with a worker started with --tools and --mcp-config', () => {
     expect(table.code).toBe(0);
     expect(table.stdout.split('\n')[0]).toMatch(/^NAME +SOURCE +POLICY +APPROVAL +DESCRIPTION$/);
     const rows = tableRows(table.stdout);
-    for (const builtin of ['echo', 'shell', 'fs_read', 'fs_write', 'web_fetch', 'web_search']) {
+    for (const builtin of ['echo', 'shell', 'fs_read', 'fs_write', 'web_fetch']) {
       expect(rows.get(builtin)).toMatchObject({ source: 'builtin', policy: '-' });
     }
+    // A tool whose every call would fail is not offered; the worker and `tools` say why.
+    expect(rows.has('web_search')).toBe(false);
+    const noSearch = 'web_search not offered: no search endpoint configured (set SCRATCHPAD_SEARCH_URL';
+    expect(worker.stderr).toContain(`Note: ${noSearch}`);
+    expect(table.stdout).toContain(`unavailable: ${noSearch}`);
     expect(rows.get('lookup_order')).toMatchObject({ source: 'code', policy: '-' });
     expect(rows.get('lookup_user')).toMatchObject({ source: 'code', policy: 'timeout 5s, no retry' });
     expect(rows.get('everything__echo')).toMatchObject({ source: 'mcp:everything' });
     expect(table.stdout).toMatch(/^lookup_order +code +- +auto +Look up an order by id\.$/m);
-    expect(table.stdout).not.toContain('unavailable:');
 
     const json = await scratchpad(['tools', '--json']);
     expect(json.code).toBe(0);
@@ -232,7 +237,7 @@ describe('with a worker started with --tools and --mcp-config', () => {
       tools: { name: string; source: string; inputSchema: Record<string, unknown>; policy: object }[];
       failures: string[];
     };
-    expect(catalogue.failures).toEqual([]);
+    expect(catalogue.failures).toEqual([expect.stringContaining(noSearch)]);
     const byName = new Map(catalogue.tools.map((tool) => [tool.name, tool]));
     expect(byName.get('echo')).toMatchObject({
       source: 'builtin',
