@@ -22,7 +22,26 @@ export interface Running {
 
 function describeWorker(worker: ListedWorker): string {
   const model = worker.model ?? `none (workflows name one of ${worker.models.join(', ')})`;
-  return `pid ${worker.pid}, task queue "${worker.taskQueue}", model ${model}`;
+  const protocol = worker.running ? loggedProtocol(worker.logFile) : undefined;
+  return `pid ${worker.pid}, task queue "${worker.taskQueue}", model ${model}${protocol ? ` (calls as #${protocol})` : ''}`;
+}
+
+/** How the worker asks its model for calls, as it logged once it knew (`model … speaks #json: …`). */
+function loggedProtocol(logFile: string): string | undefined {
+  let text: string;
+  try {
+    const size = fs.statSync(logFile).size;
+    const descriptor = fs.openSync(logFile, 'r');
+    const length = Math.min(size, 256 * 1024);
+    const buffer = Buffer.alloc(length);
+    fs.readSync(descriptor, buffer, 0, length, size - length);
+    fs.closeSync(descriptor);
+    text = buffer.toString('utf8');
+  } catch {
+    return undefined;
+  }
+  const found = [...text.matchAll(/^model \S+ speaks #(\w+):/gm)].at(-1);
+  return found?.[1];
 }
 
 function isServing(worker: ListedWorker, config: Config): boolean {
