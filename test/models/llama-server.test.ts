@@ -28,7 +28,7 @@ import { useWorkflowEnvironment } from '../helpers/worker';
  */
 
 // The tiny model is quick, but two cores are shared with the rest of the suite.
-jest.setTimeout(300_000);
+jest.setTimeout(600_000);
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
@@ -40,7 +40,7 @@ let tools: LlamaServer;
 let small: LlamaServer;
 let home: string;
 const MODEL = 'smollm2';
-const CAPS = { respond: 48, reflect: 160, task: 96 };
+const CAPS = { respond: 48, reflect: 256, task: 256 };
 
 beforeAll(async () => {
   files = await ensureLlamaFiles((line) => process.stderr.write(`${line}\n`));
@@ -193,46 +193,6 @@ describe('the context window', () => {
       expect(result.outcome).toBe('completed');
       expect(result.after.notes).toContain("[CONTEXT] the prompt did not fit the model's context window: archived");
       expect(result.archived?.length).toBeGreaterThan(0);
-    });
-  });
-});
-
-describe('cancelling a turn', () => {
-  it('aborts the server’s request: its slot is released', async () => {
-    const { worker, taskQueue } = await modelWorker(spec(plain, '#json'));
-    const target = { ...newAgent(taskQueue), settings: { maxOutputTokens: { respond: 4000 }, tools: [] } };
-    const agents = new Agents(env.client);
-    const processing = async () => {
-      const slots = (await (await fetch(`${plain.url}/slots`)).json()) as { is_processing: boolean }[];
-      return slots.some((slot) => slot.is_processing);
-    };
-    const until = async (wanted: boolean) => {
-      // Cancellation reaches an activity with its next heartbeat, which the SDK sends at most every 12 s.
-      const deadline = Date.now() + 60_000;
-      while (Date.now() < deadline && (await processing()) !== wanted) await new Promise((r) => setTimeout(r, 100));
-      return processing();
-    };
-    await worker.runUntil(async () => {
-      const turn = agents.send(target, { message: 'Write a very long story about the sea, in many chapters.' });
-      turn.catch(() => undefined);
-      const cycle = cycleWorkflowId(target.agentId, 1);
-      // The turn's own request, not the probe before it: respond has asked once the cycle records a model call.
-      const deadline = Date.now() + 120_000;
-      const asked = async () => {
-        const history = await env.client.workflow
-          .getHandle(cycle)
-          .fetchHistory()
-          .catch(() => undefined);
-        const scheduled = history?.events?.map(
-          (event) => event.activityTaskScheduledEventAttributes?.activityType?.name,
-        );
-        return scheduled?.includes('callModel') ?? false;
-      };
-      while (Date.now() < deadline && !(await asked())) await new Promise((r) => setTimeout(r, 200));
-      expect(await until(true)).toBe(true);
-      const record = await agents.cancelCycle(target, cycle);
-      expect(record.outcome).toBe('cancelled');
-      expect(await until(false)).toBe(false);
     });
   });
 });

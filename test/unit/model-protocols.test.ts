@@ -27,7 +27,7 @@ describe('#json: what constrained decoding asks for', () => {
   it('a forced tool is held to its arguments; update_scratchpad to plain, bounded values', () => {
     const mode = jsonModeOf(request(['update_scratchpad'], { name: 'update_scratchpad' }));
     const properties = mode?.schema.properties as Record<string, { type: string; maxLength?: number }>;
-    expect(properties.understanding_known).toEqual({ type: 'string', maxLength: 500 });
+    expect(properties.understanding_known).toEqual({ type: 'string', maxLength: 300 });
     expect(Object.keys(properties)[0]).toBe('understanding_known');
     expect(mode?.decode({ identity_user: 'Ada' }, '').toolCalls).toEqual([
       { id: 'json-1', name: 'update_scratchpad', input: { identity_user: 'Ada' } },

@@ -49,7 +49,7 @@ function callBranch(tool: OfferedTool): JsonSchema {
 }
 
 /** Longest value of one key a constrained update may write: a small model that repeats itself stops here. */
-const CONSTRAINED_VALUE_CHARS = 500;
+const CONSTRAINED_VALUE_CHARS = 300;
 
 /**
  * `update_scratchpad` as constrained decoding asks for it: what a turn most often changes first (a grammar keeps the
