@@ -78,6 +78,8 @@ export interface ArmContext {
   budgetChars: number;
   /** Makes agent ids unique to this run. */
   runTag: string;
+  /** Aborted when the run stops (a signal, the model server gone): no further turn starts. */
+  signal?: AbortSignal;
 }
 
 /** Reflect's reasons for leaving the memory as it was (workflows/cycle/chat-turn.ts, noUpdateReason). */
@@ -223,6 +225,7 @@ async function runAgentArm(context: ArmContext, arm: ArmName, conversation: Conv
     let failedInARow = 0;
     for (const session of conversation.sessions) {
       for (const text of session.turns) {
+        context.signal?.throwIfAborted();
         const turn = await agentTurn(client, target, datedMessage(text, session.date), 'session');
         run.samples.push(turn.sample);
         failedInARow = turn.sample.failed ? failedInARow + 1 : 0;
@@ -239,6 +242,7 @@ async function runAgentArm(context: ArmContext, arm: ArmName, conversation: Conv
       }
     }
   } catch (error) {
+    if (context.signal?.aborted) throw error;
     run.error = errorMessage(error);
     progress(`${arm}: stopped after ${run.samples.length} turns: ${run.error}`);
     return run;
@@ -251,6 +255,7 @@ async function runAgentArm(context: ArmContext, arm: ArmName, conversation: Conv
   // The memory as respond is shown it, to tell a fact never written down from one the model did not use.
   const memoryText = memory ? contentText(scratchpadContent(memory, '', '')) : '';
   for (const [index, question] of conversation.questions.entries()) {
+    context.signal?.throwIfAborted();
     const fork: AgentTarget = { ...target, agentId: `${agentId}-q${index + 1}` };
     try {
       if (state) await agents.import(fork, state);
@@ -336,6 +341,7 @@ async function runDirectArm(context: ArmContext, arm: ArmName, conversation: Con
     let index = 0;
     for (const session of conversation.sessions) {
       for (const text of session.turns) {
+        context.signal?.throwIfAborted();
         const user = datedMessage(text, session.date);
         try {
           const call = await directCall(context, [...window(), { role: 'user', content: user }]);
@@ -352,6 +358,7 @@ async function runDirectArm(context: ArmContext, arm: ArmName, conversation: Con
     }
   }
   for (const question of conversation.questions) {
+    context.signal?.throwIfAborted();
     const before = window();
     await askDirect(context, run, question, before, before.map((message) => message.content).join('\n'));
   }

@@ -177,16 +177,21 @@ function loadDataset(options: MemoryOptions): MemoryDataset {
   return selectDataset(dataset, options.selection);
 }
 
-async function runArms(context: ArmContext, dataset: MemoryDataset, arms: readonly ArmName[]): Promise<ArmRun[]> {
-  const runs: ArmRun[] = [];
+/** Every arm over every conversation, each run added to `runs` as it ends, so a run stopped midway keeps them. */
+async function runArms(
+  context: ArmContext,
+  dataset: MemoryDataset,
+  arms: readonly ArmName[],
+  runs: ArmRun[],
+): Promise<void> {
   for (const [index, conversation] of dataset.conversations.entries()) {
     if (dataset.conversations.length > 1) progress(`conversation ${index + 1}/${dataset.conversations.length}`);
     for (const arm of arms) {
+      context.signal?.throwIfAborted();
       progress(`${ARM_LABELS[arm]}: ${conversation.id}`);
       runs.push(await runArm(context, arm, conversation));
     }
   }
-  return runs;
 }
 
 async function run(options: MemoryOptions, cleanups: Cleanup[]): Promise<boolean> {
@@ -212,41 +217,53 @@ async function run(options: MemoryOptions, cleanups: Cleanup[]): Promise<boolean
   await probeDefaultModel(resolveModel, (line) => progress(line));
   const provider = resolveModel();
   const taskQueue = `bench-memory-${process.pid}-${Date.now()}`;
+  const stop = new AbortController();
   const context: ArmContext = {
     taskQueue,
     provider,
     caps,
     budgetChars: DEFAULT_BUDGET_CHARS,
     runTag: `${process.pid}-${Date.now()}`,
+    signal: stop.signal,
   };
   const watched = model.server ? [watchServer(model.server, cleanups)] : [];
   let server = 'none (no agent arm)';
-  let runs: ArmRun[];
+  const runs: ArmRun[] = [];
+  let stopped: unknown;
   const started = Date.now();
-  if (options.arms.some(isAgentArm)) {
-    const setup = benchToolSetup();
-    cleanups.push(() => setup.close());
-    const target = await openTemporalTarget({ ...options, iterations: 1, runs: 1 });
-    cleanups.push(() => target.stop());
-    server = target.description;
-    const temporal = await connectTarget(target, cleanups);
-    progress(`bundling ${WORKFLOWS_PATH}`);
-    const workflowBundle = await bundleWorkflowCode({ ...workflowBundleOptions(), logger: quietBundlerLogger });
-    const worker = await Worker.create({
-      connection: temporal.connection,
-      namespace: target.namespace,
-      taskQueue,
-      workflowBundle,
-      activities: createActivities({ resolveModel, tools: setup.tools, observations: setup.observations }),
-      sinks: workerSinks(),
-    });
-    context.client = temporal.client;
-    runs = await worker.runUntil(Promise.race([runArms(context, dataset, options.arms), ...watched]));
-  } else {
-    runs = await Promise.race([runArms(context, dataset, options.arms), ...watched]);
+  try {
+    if (options.arms.some(isAgentArm)) {
+      const setup = benchToolSetup();
+      cleanups.push(() => setup.close());
+      const target = await openTemporalTarget({ ...options, iterations: 1, runs: 1 });
+      cleanups.push(() => target.stop());
+      server = target.description;
+      const temporal = await connectTarget(target, cleanups);
+      progress(`bundling ${WORKFLOWS_PATH}`);
+      const workflowBundle = await bundleWorkflowCode({ ...workflowBundleOptions(), logger: quietBundlerLogger });
+      const worker = await Worker.create({
+        connection: temporal.connection,
+        namespace: target.namespace,
+        taskQueue,
+        workflowBundle,
+        activities: createActivities({ resolveModel, tools: setup.tools, observations: setup.observations }),
+        sinks: workerSinks(),
+      });
+      context.client = temporal.client;
+      await worker.runUntil(Promise.race([runArms(context, dataset, options.arms, runs), ...watched]));
+    } else {
+      await Promise.race([runArms(context, dataset, options.arms, runs), ...watched]);
+    }
+  } catch (error) {
+    // A signal (the worker shut down), the model server gone: report the arms that finished, then fail.
+    stopped = error;
+    stop.abort(error);
+    if (runs.length === 0) throw error;
+    progress(`stopped: ${error instanceof Error ? error.message : String(error)}`);
   }
   const minutes = ((Date.now() - started) / 60_000).toFixed(1);
-  const summaries = options.arms.map((arm) =>
+  const finished = options.arms.filter((arm) => runs.some((one) => one.arm === arm));
+  const summaries = finished.map((arm) =>
     summarise(
       arm,
       runs.filter((one) => one.arm === arm),
@@ -265,6 +282,10 @@ async function run(options: MemoryOptions, cleanups: Cleanup[]): Promise<boolean
       `memory the sessions left, one per question`,
   );
   console.log(`Temporal: ${server}; ${minutes} minutes\n`);
+  if (stopped) {
+    const why = stopped instanceof Error ? stopped.message.split('\n')[0] : String(stopped);
+    console.log(`INCOMPLETE: the run stopped (${why}); only the arms that finished are reported.\n`);
+  }
   console.log(formatMemoryReport(summaries));
   const verdict = !options.arms.some(isAgentArm)
     ? 'not applicable (no agent arm ran)'
@@ -285,6 +306,7 @@ async function run(options: MemoryOptions, cleanups: Cleanup[]): Promise<boolean
       protocolCheck: check,
     }),
   );
+  if (stopped) throw stopped;
   return options.short ? check.pass : true;
 }
 
