@@ -256,10 +256,13 @@ async function run(options: MemoryOptions, cleanups: Cleanup[]): Promise<boolean
     }
   } catch (error) {
     // A signal (the worker shut down), the model server gone: report the arms that finished, then fail.
-    stopped = error;
-    stop.abort(error);
-    if (runs.length === 0) throw error;
-    progress(`stopped: ${error instanceof Error ? error.message : String(error)}`);
+    stopped =
+      (error as Error | undefined)?.name === 'PromiseCompletionTimeoutError'
+        ? new Error('the worker shut down: a SIGINT or SIGTERM reached this process', { cause: error })
+        : error;
+    stop.abort(stopped);
+    if (runs.length === 0) throw stopped;
+    progress(`stopped: ${stopped instanceof Error ? stopped.message : String(stopped)}`);
   }
   const minutes = ((Date.now() - started) / 60_000).toFixed(1);
   const finished = options.arms.filter((arm) => runs.some((one) => one.arm === arm));
