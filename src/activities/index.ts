@@ -1,4 +1,3 @@
-import { completeForcedCall } from './model/forced-call';
 import type { Client } from '@temporalio/client';
 import { z } from 'zod';
 import { type ModelRequest, ModelRequestSchema, type ModelResponse } from '../core/cycle/model';
@@ -18,6 +17,7 @@ import { createWakeAgent } from './wake-agent';
 import { ModelError, ObservationStoreError, StagedError, ToolError } from '../common/failure-types';
 import { parseWorkflowInput } from '../common/workflow-input';
 import { heartbeating } from './heartbeat';
+import { completeForcedCall } from './model/forced-call';
 import type { WorkerModel } from '../common/workflow-types';
 import { errorMessage } from '../common/error-message';
 import { excerpt } from './model/excerpt';
@@ -47,7 +47,6 @@ export interface ActivityDependencies {
   client?: Client;
 }
 
-/** Activities close over their dependencies so tests and the worker inject real or scripted parts. */
 /** The worker's default model for `scratchpad tools`: probed now if it was not yet; undefined without one. */
 async function describeModel(
   resolveModel: ActivityDependencies['resolveModel'],
@@ -69,6 +68,7 @@ async function describeModel(
   }
 }
 
+/** Activities close over their dependencies so tests and the worker inject real or scripted parts. */
 export function createActivities(dependencies: ActivityDependencies) {
   const observations = createObservationRuntime(dependencies.observations, dependencies.offloadBytes);
   const registry = dependencies.toolRegistry ?? new ToolRegistry();

@@ -11,7 +11,14 @@ import { MODEL_HELP, parseModelSpec } from './model-spec';
 import { modelEnv } from './model-env';
 
 export { ConfigError } from './errors';
-export { MODEL_HELP, type ModelSpec, WORKER_MODEL_HELP, parseModelSpec } from './model-spec';
+export {
+  MODEL_HELP,
+  type ModelSpec,
+  type OpenAIProtocol,
+  type OpenAIProtocolChoice,
+  WORKER_MODEL_HELP,
+  parseModelSpec,
+} from './model-spec';
 export { MODEL_WILDCARDS, isModelAllowed, modelAllowProblem } from './model-allow';
 
 export const DEFAULT_TASK_QUEUE = 'scratchpad';

@@ -5,8 +5,9 @@ import { ConfigError } from './errors';
  * How an OpenAI-compatible server is asked for calls: `tools` (native tool calling), `json` (constrained decoding to a
  * JSON Schema), `text` (the prompt alone), or `auto` (probed once per worker; a spec without `#...`).
  */
-export type OpenAIProtocolChoice = 'auto' | 'tools' | 'json' | 'text';
-const PROTOCOLS: readonly string[] = ['tools', 'json', 'text'];
+export type OpenAIProtocol = 'tools' | 'json' | 'text';
+export type OpenAIProtocolChoice = OpenAIProtocol | 'auto';
+const PROTOCOLS: readonly string[] = ['tools', 'json', 'text'] satisfies OpenAIProtocol[];
 
 export type ModelSpec =
   | { provider: 'anthropic'; model: string }

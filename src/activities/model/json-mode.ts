@@ -55,7 +55,7 @@ const CONSTRAINED_VALUE_CHARS = 300;
  * `update_scratchpad` as constrained decoding asks for it: what a turn most often changes first (a grammar keeps the
  * keys in this order), one plain type per key, and values of bounded length. The full schema still checks the call.
  */
-function constrainedUpdateSchema(): JsonSchema {
+function buildConstrainedUpdateSchema(): JsonSchema {
   const text = { type: 'string', maxLength: CONSTRAINED_VALUE_CHARS };
   const list = { type: 'array', items: text };
   const first: UpdateKey[] = ['understanding_known', 'identity_user', 'trajectory_now', 'understanding_believed'];
@@ -73,10 +73,12 @@ function constrainedUpdateSchema(): JsonSchema {
   return { type: 'object', properties, additionalProperties: false };
 }
 
+let constrainedUpdate: JsonSchema | undefined;
+
 /** The schema a forced call's arguments are held to. */
 function argumentsSchema(tool: OfferedTool): JsonSchema {
   return tool.name === 'update_scratchpad'
-    ? constrainedUpdateSchema()
+    ? (constrainedUpdate ??= buildConstrainedUpdateSchema())
     : (grammarSchema(tool.inputSchema) as JsonSchema);
 }
 

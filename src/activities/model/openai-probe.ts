@@ -5,6 +5,7 @@ import type {
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
+import type { OpenAIProtocol } from '../../config';
 import { excerpt } from './excerpt';
 import type { ServerInfo } from './server-info';
 
@@ -64,7 +65,7 @@ async function probeRequest(
 export async function probeCalls(
   info: ServerInfo,
   target: ProbeTarget,
-): Promise<{ protocol: 'tools' | 'json' | 'text'; why: string }> {
+): Promise<{ protocol: OpenAIProtocol; why: string }> {
   // Room for a sentence before the call: some servers let the model speak first.
   const base = { model: target.model, messages: PROBE_MESSAGES, max_tokens: 64, temperature: 0 };
   const forced = { type: 'function' as const, function: { name: PROBE_TOOL.function.name } };

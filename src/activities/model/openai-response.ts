@@ -3,8 +3,9 @@ import type { ChatCompletion } from 'openai/resources/chat/completions';
 import type { ModelResponse, ToolCall } from '../../core/cycle/model';
 import { ModelError } from '../../common/failure-types';
 import { envelopeToolCalls, speaksEnvelope } from './envelope';
+import type { OpenAIProtocol } from '../../config';
 import { excerpt } from './excerpt';
-import { jsonModeOf } from './json-mode';
+import type { JsonMode } from './json-mode';
 import { toolCallsOf } from './openai-messages';
 import { parsedJson } from './openai-probe';
 import type { ProviderRequest } from './provider';
@@ -13,8 +14,9 @@ import type { ProviderRequest } from './provider';
 export function completionResponse(
   completion: ChatCompletion,
   request: ProviderRequest,
-  protocol: 'tools' | 'json' | 'text',
+  protocol: OpenAIProtocol,
   source: { spec: string; model: string },
+  json?: JsonMode,
 ): ModelResponse {
   const choice = Array.isArray(completion?.choices) ? completion.choices[0] : undefined;
   const message = choice?.message;
@@ -31,7 +33,7 @@ export function completionResponse(
   const usage = completion.usage;
   const cached = usage?.prompt_tokens_details?.cached_tokens ?? 0;
   return {
-    ...callsOf(content, calls, request, protocol),
+    ...callsOf(content, calls, request, protocol, json),
     stopReason: choice?.finish_reason ?? null,
     usage: {
       // Chat completions count cached prompt tokens inside prompt_tokens; here they are counted apart, as cache reads.
@@ -49,10 +51,10 @@ function callsOf(
   content: string,
   calls: ToolCall[],
   request: ProviderRequest,
-  protocol: 'tools' | 'json' | 'text',
+  protocol: OpenAIProtocol,
+  json: JsonMode | undefined,
 ): { text: string; toolCalls: ToolCall[] } {
   if (protocol === 'tools') return { text: content, toolCalls: calls };
-  const json = protocol === 'json' ? jsonModeOf(request) : undefined;
   // A reply cut before its JSON closed is not an object: it stays text, which the workflow reads as it can.
   if (json) return json.decode(parsedJson(content), content);
   return { text: content, toolCalls: speaksEnvelope(request) ? envelopeToolCalls(content, request) : [] };

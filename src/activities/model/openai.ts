@@ -12,10 +12,11 @@ import { toModelFailure } from './errors';
 import { excerpt } from './excerpt';
 import { envelopeSystem, speaksEnvelope } from './envelope';
 import { jsonProtocolSystem } from './json-protocol';
-import { jsonModeOf } from './json-mode';
+import { type JsonMode, jsonModeOf } from './json-mode';
 import type { ModelProvider, ProviderRequest } from './provider';
 import { SYSTEM_PROMPTS } from './system-prompts';
 import { type ServerInfo, serverInfo } from './server-info';
+import type { OpenAIProtocol, OpenAIProtocolChoice } from '../../config';
 import { chatMessage, toolChoiceOf } from './openai-messages';
 import { contextExceeded, fitToContext, isContextRefusal } from './context-window';
 import { probeCalls } from './openai-probe';
@@ -26,8 +27,7 @@ import { completionResponse } from './openai-response';
  * constrained decoding to a JSON Schema of the calls (`response_format: json_schema`); `text`, the JSON text protocol
  * (and the staged runs' envelope) by prompt alone. `auto` probes the server once for the first that works.
  */
-export type OpenAIProtocol = 'tools' | 'json' | 'text';
-export type OpenAIProtocolChoice = OpenAIProtocol | 'auto';
+export type { OpenAIProtocol, OpenAIProtocolChoice };
 
 /** Where an OpenAI-compatible chat-completions server listens, and how to talk to it. */
 export interface OpenAICompatibleOptions {
@@ -131,13 +131,15 @@ export class OpenAICompatibleProvider implements ModelProvider {
 
   async complete(request: ProviderRequest, signal?: AbortSignal): Promise<ModelResponse> {
     const protocol = await this.resolveProtocol(signal);
+    // Built once: the request's schema, and how its reply decodes.
+    const json = protocol === 'json' ? jsonModeOf(request) : undefined;
     let completion: ChatCompletion;
     // The client timeout is a signal of its own, so a timeout is told apart from the activity's cancellation.
     const timeout = this.options.timeoutMs ? AbortSignal.timeout(this.options.timeoutMs) : undefined;
     const requestSignal = signal && timeout ? AbortSignal.any([signal, timeout]) : (signal ?? timeout);
     try {
       completion = await this.client.chat.completions.create(
-        fitToContext(this.params(request, protocol), this.contextTokens, this.spec),
+        fitToContext(this.params(request, protocol, json), this.contextTokens, this.spec),
         {
           signal: requestSignal,
         },
@@ -153,16 +155,16 @@ export class OpenAICompatibleProvider implements ModelProvider {
       }
       throw this.failure(error, request, protocol);
     }
-    return completionResponse(completion, request, protocol, { spec: this.spec, model: this.options.model });
+    return completionResponse(completion, request, protocol, { spec: this.spec, model: this.options.model }, json);
   }
 
   /** The request body: the system prompt, the messages, and the calls asked for in the protocol's way. */
   params(
     request: ProviderRequest,
     protocol: OpenAIProtocol = this.protocol ?? 'tools',
+    json: JsonMode | undefined = protocol === 'json' ? jsonModeOf(request) : undefined,
   ): ChatCompletionCreateParamsNonStreaming {
     const native = protocol === 'tools';
-    const json = protocol === 'json' ? jsonModeOf(request) : undefined;
     let system = SYSTEM_PROMPTS[request.system];
     if (json) system = json.system;
     else if (!native) system = speaksEnvelope(request) ? envelopeSystem(request) : jsonProtocolSystem(request);

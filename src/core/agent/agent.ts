@@ -169,8 +169,6 @@ export interface SendResult {
   cycleId: string;
   outcome: AgentCycleOutcome;
   error?: string;
-  /** The reply stopped at the respond phase's output cap (`maxOutputTokens`). */
-  cut?: true;
 }
 
 export interface AgentStatus {

@@ -7,12 +7,6 @@ import { shareable } from '../shareable';
  * first): the reply and respond's outcome, for the `send` that waits on that cycle.
  */
 export const ReplyArgsSchema = shareable(
-  z.strictObject({
-    cycleId: z.string().min(1).max(1000),
-    reply: z.string(),
-    outcome: CycleOutcomeSchema(),
-    /** The reply stopped at the output cap. */
-    cut: z.literal(true).optional(),
-  }),
+  z.strictObject({ cycleId: z.string().min(1).max(1000), reply: z.string(), outcome: CycleOutcomeSchema() }),
 );
 export type ReplyArgs = z.infer<ReturnType<typeof ReplyArgsSchema>>;

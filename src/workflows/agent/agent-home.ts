@@ -245,6 +245,6 @@ export class AgentHome {
     this.changes.release();
     this.persist();
     child.recorded(record);
-    return { record, ...(result !== 'cancelled' && { reply: result.reply, replyCut: result.replyCut === true }) };
+    return { record, ...(result !== 'cancelled' ? { reply: result.reply } : {}) };
   }
 }

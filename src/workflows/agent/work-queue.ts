@@ -20,7 +20,6 @@ export type WorkItem = Work & { id: number };
 export interface Finished {
   record: CycleRecord;
   reply?: string;
-  replyCut?: boolean;
 }
 
 /** The agent's cycles waiting to run, one at a time, and the answers owed to those who wait for them. */
@@ -51,12 +50,9 @@ export class WorkQueue {
     const id = this.push({ kind: 'chat', message, ...(model ? { model } : {}) });
     await condition(() => this.finished.has(id) || this.replies.has(id));
     const { finished, reply } = this.take(id);
-    if (reply) {
-      return { reply: reply.reply, cycleId: reply.cycleId, outcome: reply.outcome, ...(reply.cut && { cut: true }) };
-    }
+    if (reply) return { reply: reply.reply, cycleId: reply.cycleId, outcome: reply.outcome };
     const { cycleId, outcome, error } = (finished as Finished).record;
-    const cut = finished?.replyCut ? { cut: true as const } : {};
-    return { reply: finished?.reply ?? '', cycleId, outcome, ...(error ? { error } : {}), ...cut };
+    return { reply: finished?.reply ?? '', cycleId, outcome, ...(error ? { error } : {}) };
   }
 
   /** The reply of the chat turn that runs now, for whoever waits for it; the cycle still runs (reflect). */

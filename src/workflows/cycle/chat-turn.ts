@@ -119,7 +119,7 @@ async function reflect(run: CycleRun, input: InputOf<'chat'>, reply: string): Pr
 function replyFirst(run: CycleRun, input: InputOf<'chat'>, turn: { reply: string; outcome: CycleOutcome }): void {
   const parent = workflowInfo().parent;
   if (parent?.workflowId !== agentWorkflowId(input.agentId)) return;
-  const args = { cycleId: run.cycleId, reply: turn.reply, outcome: turn.outcome, ...(run.replyCut && { cut: true }) };
+  const args = { cycleId: run.cycleId, reply: turn.reply, outcome: turn.outcome };
   if (payloadRefusal(args, 'the reply') !== null || !patched('reply-first')) return;
   // Not awaited: reflect's model call goes out in the same workflow task. A parent gone meanwhile changes nothing.
   void getExternalWorkflowHandle(parent.workflowId, parent.runId)
