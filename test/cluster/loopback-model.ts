@@ -25,6 +25,12 @@ export class LoopbackModel {
   /** Listens on the port global setup chose, which the cluster's workers allow (SCRATCHPAD_MODELS). */
   async start(port = Number(process.env.SCRATCHPAD_TEST_MODEL_PORT ?? 0)): Promise<void> {
     this.server = http.createServer((request, response) => {
+      // Workers read a server's context window (/props, /v1/models, /api/show) before asking it anything.
+      if (request.method !== 'POST' || !request.url?.endsWith('/chat/completions')) {
+        response.statusCode = 404;
+        response.end();
+        return;
+      }
       let body = '';
       request.on('data', (chunk: Buffer) => (body += chunk.toString()));
       request.on('end', () => {
