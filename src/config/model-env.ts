@@ -35,5 +35,15 @@ export function modelEnv(list: z.ZodType<string[], string | undefined>) {
       .describe(
         "an OpenAI-compatible model's context window in tokens, where its server does not say (llama.cpp, vLLM and Ollama do)",
       ),
+    SCRATCHPAD_MODEL_TIMEOUT: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(3600)
+      .optional()
+      .describe(
+        'seconds one model request may take before it is abandoned and retried (default 300; a hung server ' +
+          'otherwise holds a call until the activity times out)',
+      ),
   };
 }

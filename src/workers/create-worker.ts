@@ -102,6 +102,7 @@ export async function createWorker(setup: WorkerSetup): Promise<Worker> {
     models: [...config.SCRATCHPAD_MODELS, ...(setup.models ?? [])],
     onProtocol: (spec, protocol, why) => log(protocolLine(spec, protocol, why)),
     contextTokens: config.SCRATCHPAD_CONTEXT_TOKENS,
+    ...(config.SCRATCHPAD_MODEL_TIMEOUT && { timeoutMs: config.SCRATCHPAD_MODEL_TIMEOUT * 1000 }),
   });
   void probeDefaultModel(resolveModel, log);
   const dataConverter = encryptionDataConverter(config.encryptionKeys);

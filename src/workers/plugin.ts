@@ -30,6 +30,8 @@ export interface ScratchpadPluginOptions {
   openaiApiKey?: string;
   /** An OpenAI-compatible model's context window in tokens, where its server does not say. */
   contextTokens?: number;
+  /** Milliseconds one model request may take before it is abandoned and retried (default 300,000). */
+  modelTimeoutMs?: number;
   /** Limits of the built-in tools; the sandbox folder must exist. */
   toolLimits?: ToolOptions;
   /**
@@ -101,6 +103,7 @@ export class ScratchpadPlugin extends SimplePlugin {
       models: options.models,
       onProtocol: (spec, protocol, why) => console.warn(protocolLine(spec, protocol, why)),
       contextTokens: options.contextTokens,
+      timeoutMs: options.modelTimeoutMs,
     });
     void probeDefaultModel(resolveModel, (line) => console.warn(line));
     const { limits, tools } = toolsOf(options);

@@ -251,6 +251,17 @@ describe('OpenAICompatibleProvider through the callModel activity', () => {
     expect(failure.type).toBe('ModelError.Timeout');
     expect(failure.nonRetryable).toBe(false);
   });
+
+  it("the worker's model timeout bounds each request of a resolved spec", async () => {
+    const spec = `openai:${MODEL}@${stub.url}/v1#text`;
+    const resolve = createModelResolver({ defaultSpec: spec, timeoutMs: 150 });
+    stub.reply({ delayMs: 2000, body: completion('late') });
+
+    const failure = await failureOf(runCallModel(resolve, cycleRequest));
+
+    expect(failure.type).toBe('ModelError.Timeout');
+    expect(failure.message).toContain('after 150 ms');
+  });
 });
 
 describe('compactSchema', () => {

@@ -25,6 +25,8 @@ export interface ModelResolverOptions {
   models?: readonly string[];
   /** An OpenAI-compatible model's context window, where its server does not say. */
   contextTokens?: number;
+  /** How long one model request may take before it is abandoned (and retried); default {@link MODEL_TIMEOUT_MS}. */
+  timeoutMs?: number;
   /** Told what an OpenAI-compatible spec without `#...` was found to speak, once per spec. */
   onProtocol?: (spec: string, protocol: string, why: string) => void;
 }
@@ -42,6 +44,12 @@ export interface ModelResolver {
 function notConfigured(message: string): ApplicationFailure {
   return ApplicationFailure.nonRetryable(message, ModelError.NotConfigured);
 }
+
+/**
+ * The default bound on one model request. Long enough for a 2,048-token reply from a small model on a slow CPU; a
+ * server that stops answering costs this much per attempt, not the activity's ten minutes.
+ */
+export const MODEL_TIMEOUT_MS = 300_000;
 
 /** Most allow-list entries a refusal names; a worker allowing more says how many it left out. */
 const LISTED_ENTRIES = 10;
@@ -77,12 +85,14 @@ function buildProvider(spec: string, parsed: ModelSpec, options: ModelResolverOp
         model: parsed.model,
         apiKey: options.anthropicApiKey,
         baseURL: options.anthropicBaseURL,
+        timeoutMs: options.timeoutMs ?? MODEL_TIMEOUT_MS,
       });
     case 'openai':
       return new OpenAICompatibleProvider({
         model: parsed.model,
         baseURL: parsed.baseURL,
         apiKey: options.openaiApiKey,
+        timeoutMs: options.timeoutMs ?? MODEL_TIMEOUT_MS,
         protocol: parsed.protocol,
         onProtocol: options.onProtocol,
         contextTokens: options.contextTokens,
