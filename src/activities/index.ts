@@ -18,6 +18,7 @@ import { ModelError, ObservationStoreError, StagedError, ToolError } from '../co
 import { parseWorkflowInput } from '../common/workflow-input';
 import { heartbeating } from './heartbeat';
 import { completeForcedCall } from './model/forced-call';
+import { type ResolveModel, specOfRequest, withAnsweringSpec, withFailedModel } from './model/model-list';
 import type { WorkerModel } from '../common/workflow-types';
 import { errorMessage } from '../common/error-message';
 import { excerpt } from './model/excerpt';
@@ -34,8 +35,8 @@ export type ArchiveRequest = z.infer<typeof ArchiveRequestSchema>;
 const ToolArgsCheckSchema = z.object({ name: z.string().min(1).max(200), args: z.record(z.string(), z.unknown()) });
 
 export interface ActivityDependencies {
-  /** Resolves a model spec (or the default when undefined) to a provider. */
-  resolveModel: (spec?: string) => ModelProvider;
+  /** Resolves a model spec (or the default when undefined) to a provider; `createModelResolver` makes one. */
+  resolveModel: ResolveModel;
   tools: ToolOptions;
   /** The user's tools from code and MCP servers, besides the built-ins. */
   toolRegistry?: ToolRegistry;
@@ -73,15 +74,24 @@ export function createActivities(dependencies: ActivityDependencies) {
   const observations = createObservationRuntime(dependencies.observations, dependencies.offloadBytes);
   const registry = dependencies.toolRegistry ?? new ToolRegistry();
   return {
-    /** One model call. Retries belong to Temporal: providers never retry on their own. */
+    /**
+     * One model call. Retries belong to Temporal: providers never retry on their own. Falling back to the next model
+     * of a list is the workflow's, once this call has failed for good (workflows/cycle/model-fallback.ts).
+     */
     async callModel(request: ModelRequest): Promise<ModelResponse> {
       const parsed = parseWorkflowInput(ModelRequestSchema(), request, ModelError.BadRequest, 'model request');
-      const { model, tools, ...rest } = parsed;
-      const provider = dependencies.resolveModel(model);
-      return heartbeating(async (signal) => {
-        const offered = offeredTools(tools, await registry.lookup());
-        return completeForcedCall(provider, requestFor(provider, { ...rest, tools: offered }), signal);
-      });
+      const { model, tools, fallback, ...rest } = parsed;
+      const { spec, models } = specOfRequest(dependencies.resolveModel, model, fallback);
+      try {
+        const provider = dependencies.resolveModel(spec);
+        const response = await heartbeating(async (signal) => {
+          const offered = offeredTools(tools, await registry.lookup());
+          return completeForcedCall(provider, requestFor(provider, { ...rest, tools: offered }), signal);
+        });
+        return withAnsweringSpec(response, spec, models);
+      } catch (error) {
+        throw withFailedModel(error, spec, models);
+      }
     },
 
     /**

@@ -22,6 +22,8 @@ export const ModelError = {
   /** A workflow named a model spec the worker's configuration does not allow (SCRATCHPAD_MODELS). */
   NotAllowed: 'ModelError.NotAllowed',
   ScriptExhausted: 'ModelError.ScriptExhausted',
+  /** Every model of a fallback list failed for good; the message names each with its failure. */
+  AllFailed: 'ModelError.AllFailed',
 } as const;
 export type ModelErrorType = (typeof ModelError)[keyof typeof ModelError];
 

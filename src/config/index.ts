@@ -7,7 +7,7 @@ export { describeConnection, type TemporalConnectionOptions } from './temporal';
 import type { EncryptionKey } from '../common/encryption-codec';
 import { keyList } from './encryption-keys';
 import { ConfigError } from './errors';
-import { MODEL_HELP, parseModelSpec } from './model-spec';
+import { MODEL_HELP, parseModelList } from './model-spec';
 import { modelEnv } from './model-env';
 
 export { ConfigError } from './errors';
@@ -17,6 +17,7 @@ export {
   type OpenAIProtocol,
   type OpenAIProtocolChoice,
   WORKER_MODEL_HELP,
+  parseModelList,
   parseModelSpec,
 } from './model-spec';
 export { MODEL_WILDCARDS, isModelAllowed, modelAllowProblem } from './model-allow';
@@ -222,13 +223,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 }
 
-/** The model spec to use, or a ConfigError that says how to configure one. */
+/** The model spec (or list of specs) to use, or a ConfigError that says how to configure one. */
 export function resolveModelSpec(config: Config, override?: string): string {
   const spec =
     override ?? config.SCRATCHPAD_MODEL ?? (config.ANTHROPIC_API_KEY ? 'anthropic:claude-sonnet-5-5' : undefined);
   if (!spec) throw new ConfigError(MODEL_HELP);
-  const parsed = parseModelSpec(spec);
-  if (parsed.provider === 'anthropic' && !config.ANTHROPIC_API_KEY) {
+  const parsed = parseModelList(spec);
+  if (parsed.some((model) => model.provider === 'anthropic') && !config.ANTHROPIC_API_KEY) {
     throw new ConfigError(`model ${spec} needs ANTHROPIC_API_KEY.\n${MODEL_HELP}`);
   }
   return spec;

@@ -8,7 +8,10 @@ export function modelEnv(list: z.ZodType<string[], string | undefined>) {
       .string()
       .min(1)
       .optional()
-      .describe('anthropic:MODEL | openai:MODEL@http://HOST:PORT/v1[#tools|#json|#text] | scripted:FILE.jsonl'),
+      .describe(
+        'anthropic:MODEL | openai:MODEL@http://HOST:PORT/v1[#tools|#json|#text] | scripted:FILE.jsonl; several, ' +
+          'comma-separated, are tried in order: a model that fails for good hands the call to the next',
+      ),
     SCRATCHPAD_MODELS: list
       .pipe(z.array(ModelAllowEntry))
       .default([])

@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import { ConfigError } from './errors';
+import { modelListOf, modelListProblem } from '../core/cycle/model-list';
 
 /**
  * How an OpenAI-compatible server is asked for calls: `tools` (native tool calling), `json` (constrained decoding to a
@@ -41,6 +42,24 @@ export function parseModelSpec(spec: string): ModelSpec {
   );
 }
 
+/**
+ * Parses a model list, `SPEC[,SPEC...]`: a call that fails for good on one model goes to the next (design.md, Model
+ * fallback). One spec is a list of one; a bad entry is named with its place in the list.
+ */
+export function parseModelList(value: string): ModelSpec[] {
+  const problem = modelListProblem(value);
+  if (problem) throw new ConfigError(`invalid model list "${value.slice(0, 300)}": ${problem}`);
+  const specs = modelListOf(value);
+  return specs.map((spec, index) => {
+    try {
+      return parseModelSpec(spec);
+    } catch (error) {
+      if (specs.length === 1 || !(error instanceof ConfigError)) throw error;
+      throw new ConfigError(`model ${index + 1} of the list: ${error.message}`);
+    }
+  });
+}
+
 /** {@link MODEL_HELP} in one line, as a worker reports it: it ends up in a cycle's error, notes and progress line. */
 export const WORKER_MODEL_HELP =
   'No usable model is configured on this worker: set ANTHROPIC_API_KEY or SCRATCHPAD_MODEL (anthropic:MODEL, ' +
@@ -54,4 +73,5 @@ export const MODEL_HELP =
   '  SCRATCHPAD_MODEL=openai:qwen2.5:7b@http://localhost:11434/v1   (Ollama, llama.cpp, vLLM, LM Studio)\n' +
   '  SCRATCHPAD_MODEL=openai:MODEL@http://HOST:PORT/v1#json        (#tools, #json or #text: skip the probe)\n' +
   '  SCRATCHPAD_MODEL=scripted:path/to/responses.jsonl     (replays recorded responses)\n' +
+  '  SCRATCHPAD_MODEL=SPEC,SPEC                            (a list: a model that fails for good hands over to the next)\n' +
   'or pass --model with one of those values.';

@@ -46,7 +46,7 @@ export function toolOptions(config: Config): ToolOptions {
 
 export interface WorkerSetup {
   config: Config;
-  /** The default model spec (already validated by `resolveModelSpec`); without one, workflows name theirs. */
+  /** The default model spec or list (validated by `resolveModelSpec`); without one, workflows name theirs. */
   modelSpec?: string;
   connection?: NativeConnection;
   /** Providers registered under a spec instead of being built from it (tests, the demo). */

@@ -15,7 +15,10 @@ import { type ToolInput, toolRegistryOf } from './tool-sources';
 
 /** What the plugin needs to run agents on a worker the user already has. */
 export interface ScratchpadPluginOptions {
-  /** Default model spec (`anthropic:<model>`, `openai:<model>@<url>`, `scripted:<file>`) for cycles that name none. */
+  /**
+   * Default model spec (`anthropic:<model>`, `openai:<model>@<url>`, `scripted:<file>`) for cycles that name none; a
+   * comma-separated list (`a,b`) hands a call that fails for good on one model to the next.
+   */
   model?: string;
   /** Providers used as-is for these exact specs (a scripted model, a custom client). */
   providers?: Record<string, ModelProvider>;

@@ -7,6 +7,7 @@ import { ScriptedProvider } from './scripted';
 import { ModelError } from '../../common/failure-types';
 import { errorMessage } from '../../common/error-message';
 import { excerpt, quotedSpec } from './excerpt';
+import { modelListOf, modelListProblem } from '../../core/cycle/model-list';
 
 /** What the worker knows about reaching models. */
 export interface ModelResolverOptions {
@@ -37,6 +38,11 @@ export interface ModelResolverOptions {
  */
 export interface ModelResolver {
   (spec?: string): ModelProvider;
+  /**
+   * The specs of the list a request names, or of the worker's default list, in order: every one allowed, or the list
+   * is refused (`ModelError.NotAllowed`, naming the spec) before any is asked.
+   */
+  specsOf(requested?: string): string[];
   /** Serves `provider` for this exact spec from now on (which allows it). */
   register(spec: string, provider: ModelProvider): void;
 }
@@ -65,14 +71,16 @@ function notAllowed(spec: string, allowed: readonly string[]): ApplicationFailur
   );
 }
 
-/** The allow-list a resolver starts with: the default, the given providers' specs and `models`, each once. */
+/** The allow-list a resolver starts with: the default's specs, the given providers' specs and `models`, each once. */
 function allowListOf(options: ModelResolverOptions): string[] {
   for (const entry of options.models ?? []) {
     const problem = modelAllowProblem(entry);
     if (problem) throw new Error(`invalid entry in the worker's models: ${problem}`);
   }
-  const named = [options.defaultSpec, ...Object.keys(options.providers ?? {}), ...(options.models ?? [])];
-  return [...new Set(named.filter((spec): spec is string => spec !== undefined))];
+  const listProblem = options.defaultSpec === undefined ? undefined : modelListProblem(options.defaultSpec);
+  if (listProblem) throw new Error(`invalid default model list: ${listProblem}`);
+  const defaults = options.defaultSpec === undefined ? [] : modelListOf(options.defaultSpec);
+  return [...new Set([...defaults, ...Object.keys(options.providers ?? {}), ...(options.models ?? [])])];
 }
 
 function buildProvider(spec: string, parsed: ModelSpec, options: ModelResolverOptions): ModelProvider {
@@ -135,8 +143,24 @@ export function protocolLine(spec: string, protocol: string, why: string): strin
 export function createModelResolver(options: ModelResolverOptions): ModelResolver {
   const providers = new Map<string, ModelProvider>(Object.entries(options.providers ?? {}));
   const allowed = allowListOf(options);
+  const specsOf = (requested?: string): string[] => {
+    const value = requested ?? options.defaultSpec;
+    if (!value) throw notConfigured(WORKER_MODEL_HELP);
+    const problem = modelListProblem(value);
+    if (problem) {
+      throw ApplicationFailure.nonRetryable(
+        `invalid model list "${quotedSpec(value)}": ${problem}`,
+        ModelError.BadRequest,
+      );
+    }
+    const specs = modelListOf(value);
+    const refused = specs.find((spec) => !providers.has(spec) && !isModelAllowed(spec, allowed));
+    if (refused !== undefined) throw notAllowed(refused, allowed);
+    return specs;
+  };
   const resolve = (requested?: string): ModelProvider => {
-    const spec = requested ?? options.defaultSpec;
+    // The worker's default may be a list: alone, it stands for its first model.
+    const spec = requested ?? (options.defaultSpec && modelListOf(options.defaultSpec)[0]);
     if (!spec) throw notConfigured(WORKER_MODEL_HELP);
     const cached = providers.get(spec);
     if (cached) return cached;
@@ -153,6 +177,7 @@ export function createModelResolver(options: ModelResolverOptions): ModelResolve
     return provider;
   };
   return Object.assign(resolve, {
+    specsOf,
     register(spec: string, provider: ModelProvider): void {
       providers.set(spec, provider);
       if (!allowed.includes(spec)) allowed.push(spec);

@@ -156,6 +156,7 @@ export async function statusCommand(agentId: string, options: { json?: boolean }
       `awaiting approval: ${approvals.length === 0 ? 'nothing' : `${approvals.length} call(s) (scratchpad approve / deny)`}`,
       ...approvals.map((call) => `  ${call.callId} ${callText(call)} in ${call.cycleId} since ${call.requestedAt}`),
       tokens,
+      ...(status.fallbackModel ? [`model: the last call was answered by ${status.fallbackModel}, a fallback`] : []),
       ...memoryLines(status),
       'settings:',
       ...settingsLines(status.settings).map((line) => `  ${line}`),

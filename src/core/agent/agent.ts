@@ -189,6 +189,8 @@ export interface AgentStatus {
   rewinds?: RewindRecord[];
   /** Calls its cycles wait on for a person's decision; absent when none waits. */
   approvals?: PendingApproval[];
+  /** The model that answered the last cycle's last call, when the first of its list had failed for good. */
+  fallbackModel?: string;
   /** How many of the latest cycles in a row left the memory as it was (notes aside). */
   turnsSinceMemoryChanged?: number;
   /** Why the last chat turn's reflect made no update, while no later cycle changed the memory. */

@@ -23,6 +23,8 @@ export const CycleRecordSchema = shareable(
     usage: UsageSchema(),
     directives: z.array(z.string()),
     error: z.string().optional(),
+    /** The model that answered the cycle's last call, when the one before it in its list had failed for good. */
+    fallbackModel: z.string().optional(),
     /** Whether the cycle changed the memory (notes aside); absent for a cancelled cycle and records before 0.6. */
     memoryChanged: z.boolean().optional(),
     /** Why a chat turn's reflect left the memory as it was. */
@@ -58,6 +60,7 @@ export function cycleRecordOf(
     usage: result.usage,
     directives: directives.map((text) => clip(text, RECORDED_DIRECTIVE_CHARS)),
     ...(result.error ? { error: clip(result.error, RECORDED_ERROR_CHARS) } : {}),
+    ...(result.fallbackModel ? { fallbackModel: result.fallbackModel } : {}),
     ...(memoryChanged !== undefined && { memoryChanged }),
     ...(result.memoryUnchanged ? { noUpdate: clip(result.memoryUnchanged, RECORDED_ERROR_CHARS) } : {}),
   };

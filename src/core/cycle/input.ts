@@ -141,6 +141,8 @@ export const TraceEntrySchema = shareable(
     response: z.object({ text: z.string(), toolCalls: z.array(z.string()), stopReason: z.string().nullable() }),
     dispatch: z.enum(['tool', 'update', 'done', 'parse_error', 'unknown_tool', 'refused', 'reply', 'reflect']),
     phase: z.enum(['task', 'respond', 'reflect']).default('task'),
+    /** The model of its list that answered the call, when the list names several. */
+    model: z.string().optional(),
     action: z.object({ tool: z.string(), args: z.unknown() }).optional(),
     observation: z.string().optional(),
     error: z.string().optional(),
@@ -184,6 +186,8 @@ export const CycleResultSchema = shareable(
     memoryUnchanged: z.string().optional(),
     /** Chat: the reply stopped at the respond phase's output cap. */
     replyCut: z.literal(true).optional(),
+    /** The model that answered the cycle's last call, when the one before it in its list had failed for good. */
+    fallbackModel: z.string().optional(),
   }),
 );
 export type CycleResult = z.input<ReturnType<typeof CycleResultSchema>>;

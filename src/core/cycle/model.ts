@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { shareable } from '../shareable';
 import { MAX_OUTPUT_TOKENS } from './output-caps';
+import { MAX_MODEL_LIST } from './model-list';
+
+const MAX_FALLBACK = MAX_MODEL_LIST - 1;
 
 /** Most characters of one message's text: far above a scratchpad, a prompt or a reply, yet bounded. */
 export const MAX_MESSAGE_CONTENT_CHARS = 1_000_000;
@@ -155,8 +158,10 @@ export const ModelRequestSchema = shareable(
       }),
     tools: z.array(z.string()),
     toolChoice: z.union([z.enum(['auto', 'any']), z.object({ name: z.string() })]).default('auto'),
-    /** Provider spec overriding the worker's default, e.g. a cheaper reflect model. */
+    /** Provider spec overriding the worker's default, e.g. a cheaper reflect model; `a,b` is a fallback list. */
     model: z.string().optional(),
+    /** Which model of that list (or of the worker's default list) to ask, counting from 0; absent, the first. */
+    fallback: z.int().min(1).max(MAX_FALLBACK).optional(),
     /** How long the provider keeps the cached prefix (Anthropic: 5 minutes by default, or 1 hour). */
     cacheTtl: CacheTtlSchema().optional(),
     maxTokens: z.number().int().positive().max(MAX_OUTPUT_TOKENS).default(2048),
@@ -196,6 +201,8 @@ export const ModelResponseSchema = shareable(
     model: z.string(),
     /** The reply came only after a corrective retry: the first lacked the call the request forced. */
     corrected: z.boolean().optional(),
+    /** The spec of the model list that answered, when the list names more than one. */
+    spec: z.string().optional(),
   }),
 );
 export type ModelResponse = z.infer<ReturnType<typeof ModelResponseSchema>>;

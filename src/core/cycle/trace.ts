@@ -37,6 +37,7 @@ export function traceEntry(call: TraceCall, outcome: TraceOutcome): TraceEntry {
       stopReason: response.stopReason,
     },
     dispatch: outcome.dispatch,
+    ...(response.spec ? { model: response.spec } : {}),
     ...(action ? { action: { tool: action.tool, args: action.args } } : {}),
     ...(observation && action ? { observation: observationExcerpt(action.tool, observation) } : {}),
     ...(error ? { error } : {}),

@@ -38,8 +38,15 @@ export function agentStatus(home: StatusSource, running: ChildCycle | null, queu
     runs,
     notices: [...home.notices],
     ...home.travel.status(),
+    ...fallbackStatus(home.cycles),
     ...memoryStatus(home.cycles),
   };
+}
+
+/** The model that answered the newest cycle's last call, when it was a fallback; a cancelled cycle says nothing. */
+function fallbackStatus(cycles: readonly CycleRecord[]): Pick<AgentStatus, 'fallbackModel'> {
+  const last = [...cycles].reverse().find((record) => record.outcome !== 'cancelled');
+  return last?.fallbackModel ? { fallbackModel: last.fallbackModel } : {};
 }
 
 /** How long the memory has gone unchanged, and why the last turn's reflect made no update while it has. */

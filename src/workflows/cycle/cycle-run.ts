@@ -8,7 +8,7 @@ import {
   planArchive,
   planCompletedArchive,
 } from '../../core/scratchpad/budget';
-import { callWithinContext } from './context-recovery';
+import { ModelFallbacks } from './model-fallback';
 import { type CycleResult, MAX_CYCLE_DIRECTIVES, type ParsedCycleInput, type TraceEntry } from '../../core/cycle/input';
 import {
   type ModelRequest,
@@ -50,6 +50,7 @@ export class CycleRun {
   memoryUnchanged?: string;
   hasStoredObservations = false;
   readonly archived: { section: string; id: string; chars: number }[] = [];
+  readonly models = new ModelFallbacks();
   private readonly inbox: string[] = [];
   private readonly shown: { text: string; iteration: number }[] = [];
   private dropped: { count: number; reason?: string } = { count: 0 };
@@ -120,16 +121,17 @@ export class CycleRun {
   }
 
   /**
-   * One model call. With `rebuild`, a prompt the model's context window refuses is not the cycle's end (design.md,
-   * Bounded output and context): the scratchpad archives half its rendered size, a note says so, and the request
-   * `rebuild` makes from the smaller memory is sent once more.
+   * One model call, through the models of its list until one answers (model-fallback.ts). With `rebuild`, a prompt
+   * the model's context window refuses is not the cycle's end (design.md, Bounded output and context): the scratchpad
+   * archives half its rendered size, a note says so, and the request `rebuild` makes from the smaller memory is sent
+   * once more.
    */
   async callModel(request: ModelRequest, rebuild?: () => ModelRequest): Promise<ModelResponse> {
-    const once = (sent: ModelRequest) => this.callModelOnce(sent);
-    return rebuild ? callWithinContext(this, once, request, rebuild) : once(request);
+    return this.models.call(this, request, rebuild);
   }
 
-  private async callModelOnce(request: ModelRequest): Promise<ModelResponse> {
+  /** One `callModel` activity, its usage counted. */
+  async callModelOnce(request: ModelRequest): Promise<ModelResponse> {
     const { cacheTtl } = this.input;
     const response = await this.activities.callModel(cacheTtl ? { ...request, cacheTtl } : request);
     this.usage = addUsage(this.usage, response.usage);

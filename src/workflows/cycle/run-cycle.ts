@@ -107,6 +107,7 @@ export async function runCycle(input: ParsedCycleInput, features: readonly Cycle
     ...run.approvals.result(),
     ...(run.memoryUnchanged !== undefined && { memoryUnchanged: run.memoryUnchanged }),
     ...(run.replyCut && { replyCut: true as const }),
+    ...(run.models.answeredBy !== undefined && { fallbackModel: run.models.answeredBy }),
   };
 }
 
