@@ -21,8 +21,9 @@ module.exports = [
     timeoutMs: 10_000,
     run: async ({ id }) => ORDERS[id] ?? { error: `no order ${id}` },
   }),
-  // A JSON Schema input, and a call that must never run twice: after a worker dies mid-call the model is told
-  // the call was not repeated, instead of Temporal retrying it.
+  // A JSON Schema input, and a call that must never run twice: after a worker dies mid-call the model is told the
+  // outcome is unknown, instead of Temporal retrying it. The idempotency key is the same for every attempt of one
+  // call, so a note written under it already is not written again.
   defineTool({
     name: 'send_note',
     description: 'Append a note for the support team to notes.txt in the sandbox.',
@@ -33,8 +34,11 @@ module.exports = [
       additionalProperties: false,
     },
     retry: false,
-    run: async ({ text }, context) => {
-      await fs.appendFile(path.join(context.sandboxRoot, 'notes.txt'), `${context.agentId ?? '-'}: ${text}\n`);
+    run: async ({ text }, { sandboxRoot, agentId, idempotencyKey }) => {
+      const file = path.join(sandboxRoot, 'notes.txt');
+      const written = await fs.readFile(file, 'utf8').catch(() => '');
+      if (written.includes(`[${idempotencyKey}]`)) return 'noted already';
+      await fs.appendFile(file, `${agentId ?? '-'}: ${text} [${idempotencyKey}]\n`);
       return 'noted';
     },
   }),

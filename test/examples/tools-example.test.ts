@@ -16,7 +16,8 @@ describe('the README examples of tools', () => {
     ]);
     const registry = new ToolRegistry(tools);
     const sandboxRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'scratchpad-example-tools-'));
-    const context = { sandboxRoot, cycleId: 'agent/a/cycle/1', step: 1, agentId: 'a' };
+    const key = 'agent/a/cycle/1/call/1.1';
+    const context = { sandboxRoot, cycleId: 'agent/a/cycle/1', step: 1, agentId: 'a', idempotencyKey: key };
     expect((await registry.run('lookup_order', { id: 'A17' }, context))?.observation).toEqual({
       ok: true,
       result: { status: 'shipped', carrier: 'DHL' },
@@ -26,7 +27,13 @@ describe('the README examples of tools', () => {
       ok: true,
       result: 'noted',
     });
-    expect(fs.readFileSync(path.join(sandboxRoot, 'notes.txt'), 'utf8')).toBe('a: call back\n');
+    // Another attempt of the same call (the same key) writes nothing; another call (another key) writes its note.
+    expect((await registry.run('send_note', { text: 'call back' }, context))?.observation.result).toBe('noted already');
+    const next = { ...context, step: 2, idempotencyKey: 'agent/a/cycle/1/call/2.1' };
+    expect((await registry.run('send_note', { text: 'call back' }, next))?.observation.result).toBe('noted');
+    expect(fs.readFileSync(path.join(sandboxRoot, 'notes.txt'), 'utf8')).toBe(
+      `a: call back [${key}]\na: call back [agent/a/cycle/1/call/2.1]\n`,
+    );
   });
 
   it('examples/mcp.json is a valid config: two stdio servers, the HTTP one disabled', () => {

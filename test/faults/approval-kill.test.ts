@@ -12,6 +12,7 @@ import type { Decision } from '../../src/core/tools/approval';
 import { FaultSuite, portOf } from './suite';
 import type { WorkerProcess } from './processes';
 import { type KillPoint, type TrialRecord, TRIALS, report } from './trial';
+import { retrying } from './retrying';
 
 const EventType = temporal.api.enums.v1.EventType;
 const SERVER_TRIALS = 2;
@@ -54,18 +55,33 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => suite.stop());
 
-async function retrying<T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 120_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined && accept(value)) return value;
-    if (Date.now() > deadline) throw new Error(`gave up after ${timeoutMs} ms; last ${JSON.stringify(value)}`);
-    await sleep(100);
-  }
-}
-
 async function eventsOf(workflowId: string) {
   return (await suite.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+}
+
+/**
+ * The cycle's result; meanwhile a call asked again after its worker died mid-call (its outcome unknown) is denied:
+ * an approval is for one run. Says whether one was asked again.
+ */
+async function resultDenyingReruns(agentId: string): Promise<{ result: CycleResult; askedAgain: boolean }> {
+  const agent = suite.client.workflow.getHandle(agentWorkflowId(agentId));
+  let result: CycleResult | undefined;
+  const ended = retrying(
+    () => suite.client.workflow.getHandle(cycleWorkflowId(agentId, 1)).result() as Promise<CycleResult>,
+    () => true,
+    180_000,
+  ).then((value) => (result = value));
+  let askedAgain = false;
+  while (result === undefined) {
+    const calls = await agent.query(approvalsQuery).catch(() => []);
+    const again = calls.find((call) => (call.context ?? '').includes('outcome unknown'));
+    if (again) {
+      const args = { callId: again.callId, decision: 'deny' as const, by: 'fault-trial', reason: 'not again' };
+      askedAgain = (await agent.executeUpdate(decideUpdate, { args: [args] }).catch(() => undefined)) !== undefined;
+    }
+    await Promise.race([ended, sleep(200)]);
+  }
+  return { result, askedAgain };
 }
 
 /** One trial: an agent's call waits, the fault strikes (`point`), a person decides, and the invariants are checked. */
@@ -103,15 +119,12 @@ async function approvalTrial(trial: number, point: KillPoint, killAndRestart: ()
   const problems: string[] = [];
   const check = (ok: boolean, problem: string) => ok || problems.push(problem);
   const answer = await decided.catch((error: Error) => error);
-  const result = await retrying(
-    () => client.workflow.getHandle(cycleId).result() as Promise<CycleResult>,
-    () => true,
-    180_000,
-  );
+  const { result, askedAgain } = await resultDenyingReruns(agentId);
   const failure = answer instanceof Error ? ((answer.cause as Error | undefined)?.message ?? answer.message) : '';
   check(!(answer instanceof Error), `decide failed: ${failure}`);
   check(result.outcome === 'completed', `outcome ${result.outcome}`);
-  check(result.decisions?.length === 1, `${result.decisions?.length ?? 0} decisions recorded`);
+  const decisions = askedAgain ? 2 : 1;
+  check(result.decisions?.length === decisions, `${result.decisions?.length ?? 0} decisions recorded`);
   check(result.decisions?.[0]?.decision === decision, `decided ${result.decisions?.[0]?.decision}, not ${decision}`);
   const events = await eventsOf(cycleId);
   const scheduled = events.filter(
@@ -130,6 +143,11 @@ async function approvalTrial(trial: number, point: KillPoint, killAndRestart: ()
   const made = fs.existsSync(path.join(sandbox, `made-${trial}`));
   // An approved call runs at most once: one its worker died in is reported, not run again (whether it ran is unknown).
   const unfinished = result.after.notes.includes('was approved to run once and did not finish');
+  // Asked again only after an unknown outcome, and denied: the call did not run a second time.
+  if (askedAgain) {
+    check(unfinished, 'asked again about a call that finished');
+    check(result.after.notes.includes('A person was asked whether to run it again: denied by fault-trial'), 'rerun');
+  }
   if (decision === 'deny') check(!made, 'the denied command ran');
   else if (!unfinished) {
     check(made, 'the approved command did not run');
@@ -153,7 +171,7 @@ async function approvalTrial(trial: number, point: KillPoint, killAndRestart: ()
     point,
     restartMs,
     recoveryMs,
-    outcome: `${result.outcome}/${decision}${unfinished ? ' (unfinished)' : ''}`,
+    outcome: `${result.outcome}/${decision}${unfinished ? ` (unfinished${askedAgain ? ', asked again' : ''})` : ''}`,
     problems,
   } as TrialRecord;
 }

@@ -14,6 +14,11 @@ export interface ToolContext {
   cycleId: string;
   /** The step of the cycle this call is. */
   step: number;
+  /**
+   * The same for every attempt of this call, on any worker, and different for every other call: a tool with an
+   * external effect (a payment, a mail) records it with the effect and skips a call whose key it has applied.
+   */
+  idempotencyKey: string;
   log: { info(message: string): void; warn(message: string): void; error(message: string): void };
 }
 

@@ -28,7 +28,7 @@ export interface McpSource {
   call(
     name: string,
     args: Record<string, unknown>,
-    context: { signal?: AbortSignal; heartbeat?: () => void; timeoutMs?: number },
+    context: { signal?: AbortSignal; heartbeat?: () => void; timeoutMs?: number; idempotencyKey?: string },
   ): Promise<Observation>;
   close(): Promise<void>;
 }
@@ -235,7 +235,7 @@ export class ToolRegistry {
     if (!tool.code) {
       const checked = tool.validate(args);
       if (!checked.ok) return { ok: false, error: `invalid arguments for ${name}:\n${checked.error}` };
-      return this.mcp!.call(name, args, { signal: context.signal, heartbeat, timeoutMs: policy.timeoutMs });
+      return this.mcp!.call(name, args, { ...context, heartbeat, timeoutMs: policy.timeoutMs });
     }
     return runCodeTool(tool.code, args, context);
   }

@@ -8,6 +8,7 @@ import { isLargeObservation, syntheticObservation } from '../observations/synthe
 import { TextView } from '../observations/text-view';
 import { runToolCall } from '.';
 import { errorMessage } from '../../common/error-message';
+import { fallbackIdempotencyKey } from '../../core/tools/idempotency';
 import { ObservationStoreError } from '../../common/failure-types';
 import { scratchpadRead } from './scratchpad-read';
 import { recordStageWrite, restoreForRead } from './stage-files';
@@ -45,7 +46,9 @@ async function produce(
     if (!resolved.ok) return { observation: { ok: false, error: resolved.error }, offload: true };
     args = resolved.args;
   }
-  const context = { sandboxRoot: tools.sandboxRoot, signal: tools.signal, cycleId: call.cycleId, step: call.step };
+  const { cycleId, step } = call;
+  const idempotencyKey = call.idempotencyKey ?? fallbackIdempotencyKey(cycleId, step);
+  const context = { sandboxRoot: tools.sandboxRoot, signal: tools.signal, cycleId, step, idempotencyKey };
   const external = await registry?.run(call.name, args, { ...context, agentId: call.agentId });
   if (external) return { observation: external.observation, offload: external.policy.offload };
   const { stagedRunId } = call;

@@ -155,6 +155,7 @@ export async function statusCommand(agentId: string, options: { json?: boolean }
       ...usage,
       `awaiting approval: ${approvals.length === 0 ? 'nothing' : `${approvals.length} call(s) (scratchpad approve / deny)`}`,
       ...approvals.map((call) => `  ${call.callId} ${callText(call)} in ${call.cycleId} since ${call.requestedAt}`),
+      ...unknownOutcomeLines(status),
       tokens,
       ...(status.fallbackModel ? [`model: the last call was answered by ${status.fallbackModel}, a fallback`] : []),
       ...memoryLines(status),
@@ -164,6 +165,16 @@ export async function statusCommand(agentId: string, options: { json?: boolean }
     ].join('\n') + '\n',
   );
   return EXIT.ok;
+}
+
+/** Calls that may or may not have taken effect, each with the key to check by before it is repeated. */
+function unknownOutcomeLines(status: AgentStatus): string[] {
+  const calls = status.unknownOutcomes ?? [];
+  if (calls.length === 0) return [];
+  return [
+    `outcome unknown: ${calls.length} call(s) may or may not have taken effect; check each key before repeating it`,
+    ...calls.map((call) => `  ${call.tool} in ${call.cycleId} (iteration ${call.iteration}): key ${call.key}`),
+  ];
 }
 
 /** How long the memory has gone unchanged, when the agent records it. */
@@ -209,6 +220,7 @@ export async function traceCommand(agentId: string, options: { out: string }): P
       outcome: states.result?.outcome ?? cycle.status.toLowerCase(),
       usage: states.result?.usage ?? null,
       directives: states.result?.directives ?? [],
+      unknown_outcomes: states.result?.unknownOutcomes ?? [],
       scratchpad_before: states.input.before,
       scratchpad_after: states.result?.after ?? null,
     });

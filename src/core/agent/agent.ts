@@ -14,6 +14,7 @@ import { codePointLength } from '../text';
 import { shareable } from '../shareable';
 import { ToolPatternsSchema } from '../tools/select';
 import type { PendingApproval } from '../tools/approval';
+import type { UnknownOutcome } from '../tools/idempotency';
 import type { AgentCycleOutcome } from './cancel';
 import { CycleRecordSchema, clip, keepLast } from './cycle-record';
 import { KEPT_REWINDS, type Origin, OriginSchema, type RewindRecord, RewindRecordSchema } from './time-travel';
@@ -75,6 +76,7 @@ export {
   keepLast,
   rememberCycle,
   turnsSinceMemoryChanged,
+  unknownOutcomesOf,
 } from './cycle-record';
 export { type AgentCycleOutcome, type CancelCycleArgs, CancelCycleArgsSchema } from './cancel';
 
@@ -195,6 +197,8 @@ export interface AgentStatus {
   turnsSinceMemoryChanged?: number;
   /** Why the last chat turn's reflect made no update, while no later cycle changed the memory. */
   lastNoUpdate?: string;
+  /** Calls of the remembered cycles that may or may not have taken effect (their worker died); absent when none. */
+  unknownOutcomes?: UnknownOutcome[];
 }
 
 /** `notices` with `text` added, newest last, within {@link KEPT_NOTICES}. */

@@ -5,6 +5,7 @@ import { newestWithin } from '../payload';
 import { codePointLength, headCodePoints } from '../text';
 import { shareable } from '../shareable';
 import { AgentCycleOutcomeSchema } from './cancel';
+import { KEPT_UNKNOWN_OUTCOMES, type UnknownOutcome, UnknownOutcomeSchema } from '../tools/idempotency';
 
 /** Cycles the agent remembers, oldest dropped first. */
 export const KEPT_CYCLES = 50;
@@ -29,6 +30,8 @@ export const CycleRecordSchema = shareable(
     memoryChanged: z.boolean().optional(),
     /** Why a chat turn's reflect left the memory as it was. */
     noUpdate: z.string().optional(),
+    /** Calls of the cycle (and its sub-agents) that may or may not have taken effect. */
+    unknownOutcomes: z.array(UnknownOutcomeSchema()).optional(),
   }),
 );
 export type CycleRecord = z.infer<ReturnType<typeof CycleRecordSchema>>;
@@ -63,7 +66,16 @@ export function cycleRecordOf(
     ...(result.fallbackModel ? { fallbackModel: result.fallbackModel } : {}),
     ...(memoryChanged !== undefined && { memoryChanged }),
     ...(result.memoryUnchanged ? { noUpdate: clip(result.memoryUnchanged, RECORDED_ERROR_CHARS) } : {}),
+    ...(result.unknownOutcomes?.length ? { unknownOutcomes: result.unknownOutcomes } : {}),
   };
+}
+
+/** The calls of the remembered cycles that may or may not have taken effect, newest last. */
+export function unknownOutcomesOf(cycles: readonly CycleRecord[]): UnknownOutcome[] {
+  return keepLast(
+    cycles.flatMap((record) => record.unknownOutcomes ?? []),
+    KEPT_UNKNOWN_OUTCOMES,
+  );
 }
 
 /** How many of the latest cycles in a row left the memory as it was (a cancelled one counts as neither). */

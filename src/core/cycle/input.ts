@@ -5,6 +5,7 @@ import { OutputCapsSchema } from './output-limits';
 import { ScratchpadSchema } from '../scratchpad/scratchpad';
 import { ToolPatternsSchema } from '../tools/select';
 import { DecisionSchema } from '../tools/approval';
+import { UnknownOutcomeSchema } from '../tools/idempotency';
 import { shareable } from '../shareable';
 
 export const DEFAULT_MAX_ITERATIONS = 10;
@@ -149,6 +150,8 @@ export const TraceEntrySchema = shareable(
     usage: UsageSchema(),
     /** What a person decided on the call before it ran (or did not). */
     approvals: z.array(DecisionSchema()).optional(),
+    /** The call may or may not have taken effect: its only attempt died without a result. */
+    unknownOutcome: z.object({ key: z.string(), cause: z.string() }).optional(),
   }),
 );
 export type TraceEntry = z.input<ReturnType<typeof TraceEntrySchema>>;
@@ -188,6 +191,8 @@ export const CycleResultSchema = shareable(
     replyCut: z.literal(true).optional(),
     /** The model that answered the cycle's last call, when the one before it in its list had failed for good. */
     fallbackModel: z.string().optional(),
+    /** Calls that may or may not have taken effect, this cycle's and its sub-agents', newest kept. */
+    unknownOutcomes: z.array(UnknownOutcomeSchema()).optional(),
   }),
 );
 export type CycleResult = z.input<ReturnType<typeof CycleResultSchema>>;

@@ -3,6 +3,7 @@ import type { ModelResponse } from './model';
 import { type Observation, observationExcerpt } from '../tools/observation';
 import type { Action } from './parse';
 import type { Handled } from './plan-calls';
+import { unknownOutcomeOf } from '../tools/idempotency';
 
 /** Model text kept in a trace entry. */
 export const TRACE_TEXT_CHARS = 2000;
@@ -27,6 +28,7 @@ interface TraceOutcome {
 /** The trace entry for one outcome of a model call. */
 export function traceEntry(call: TraceCall, outcome: TraceOutcome): TraceEntry {
   const { response, action, observation, error, approvals } = { ...call, ...outcome };
+  const unknown = unknownOutcomeOf(observation);
   return {
     iteration: call.iteration,
     phase: call.phase,
@@ -43,6 +45,7 @@ export function traceEntry(call: TraceCall, outcome: TraceOutcome): TraceEntry {
     ...(error ? { error } : {}),
     usage: response.usage,
     ...(approvals && approvals.length > 0 ? { approvals } : {}),
+    ...(unknown ? { unknownOutcome: unknown } : {}),
   };
 }
 

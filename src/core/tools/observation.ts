@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { headCodePoints } from '../text';
 import { shareable } from '../shareable';
+import { MAX_IDEMPOTENCY_KEY_CHARS } from './idempotency';
 
 /** What a tool returned, as the model and the notes see it. Extra fields (metadata) pass through. */
 export const ObservationSchema = shareable(
@@ -24,6 +25,8 @@ export const ToolCallInputSchema = shareable(
     boardId: z.string().min(1).max(1000).optional(),
     /** A staged run's stage: `fs_write` also stores what it wrote under the run, `fs_read` restores it first. */
     stagedRunId: z.string().min(1).max(1000).optional(),
+    /** The same for every attempt of the call (core/tools/idempotency.ts); absent from cycles before keys. */
+    idempotencyKey: z.string().min(1).max(MAX_IDEMPOTENCY_KEY_CHARS).optional(),
   }),
 );
 export type ToolCallInput = z.infer<ReturnType<typeof ToolCallInputSchema>>;

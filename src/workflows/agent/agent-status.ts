@@ -3,6 +3,7 @@ import {
   type AgentStatus,
   type CycleRecord,
   turnsSinceMemoryChanged,
+  unknownOutcomesOf,
 } from '../../core/agent/agent';
 import { totalCost } from '../../core/cycle/cost';
 import { oldestWithin } from '../../core/payload';
@@ -40,7 +41,13 @@ export function agentStatus(home: StatusSource, running: ChildCycle | null, queu
     ...home.travel.status(),
     ...fallbackStatus(home.cycles),
     ...memoryStatus(home.cycles),
+    ...unknownStatus(home.cycles),
   };
+}
+
+function unknownStatus(cycles: readonly CycleRecord[]): Pick<AgentStatus, 'unknownOutcomes'> {
+  const unknownOutcomes = unknownOutcomesOf(cycles);
+  return unknownOutcomes.length > 0 ? { unknownOutcomes } : {};
 }
 
 /** The model that answered the newest cycle's last call, when it was a fallback; a cancelled cycle says nothing. */

@@ -40,5 +40,7 @@ async function spawnSubagent(
   const child = await runCycleChild(input, `sub-agent: ${headCodePoints(parsed.task, 100)}`);
   if ('error' in child) return { ok: false, error: `sub-agent ${cycleId} did not run: ${child.error}` };
   run.addChildUsage(child.result);
+  // What a sub-agent's calls may or may not have done is the agent's to see, as its own calls'.
+  run.unknownOutcomes.push(...(child.result.unknownOutcomes ?? []));
   return subagentObservation(child.result);
 }

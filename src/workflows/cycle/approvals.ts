@@ -94,16 +94,16 @@ export class CycleApprovals {
 
   /**
    * Lets a call run at once, or makes it wait for a decision when its policy asks: approve (perhaps with edited
-   * arguments), deny, or the timeout, which denies it.
+   * arguments), deny, or the timeout, which denies it. `question` tells the person why it asks again.
    */
-  async request(action: Action, iteration: number): Promise<Approval> {
+  async request(action: Action, iteration: number, question?: string): Promise<Approval> {
     const { cycleId, input } = this.host;
     if (!needsApproval(action.tool, this.host.policyOf(action.tool), input.approve)) {
       return { run: true, args: action.args };
     }
     const timeoutMs = input.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
     const now = Date.now();
-    const context = contextOf(input, cycleId);
+    const context = [contextOf(input, cycleId), question].filter(Boolean).join('; ');
     const call: PendingApproval = {
       callId: this.nextCallId(iteration),
       cycleId,

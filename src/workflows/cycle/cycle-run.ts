@@ -18,7 +18,8 @@ import {
   addUsage,
   withChildUsage,
 } from '../../core/cycle/model';
-import { type Observation, isStoredObservation, offeredWorkTools } from '../../core/tools/observation';
+import { type Observation, offeredWorkTools } from '../../core/tools/observation';
+import type { UnknownOutcome } from '../../core/tools/idempotency';
 import type { Action } from '../../core/cycle/parse';
 import { renderMarkdown } from '../../core/scratchpad/render';
 import type { Scratchpad } from '../../core/scratchpad/scratchpad';
@@ -29,8 +30,8 @@ import { directiveRefusal } from '../../core/cycle/directive-caps';
 import { modelActivityOptions, toolActivityOptions } from './activity-options';
 import { CycleTools } from './cycle-tools';
 import { CycleApprovals } from './approvals';
-import { approvedObservation } from '../../core/tools/approval-policy';
 import type { CycleFeature, ToolHandler } from './tool-handler';
+import { runCycleToolCall } from './tool-call';
 
 /**
  * The mutable state of one cycle execution: the live scratchpad, trace, usage and directive inbox, the features of
@@ -51,6 +52,10 @@ export class CycleRun {
   hasStoredObservations = false;
   readonly archived: { section: string; id: string; chars: number }[] = [];
   readonly models = new ModelFallbacks();
+  /** Calls of this cycle and its sub-agents that may or may not have taken effect. */
+  readonly unknownOutcomes: UnknownOutcome[] = [];
+  /** How many `runTool` calls each step has made, for their idempotency keys. */
+  readonly callsAt = new Map<number, number>();
   private readonly inbox: string[] = [];
   private readonly shown: { text: string; iteration: number }[] = [];
   private dropped: { count: number; reason?: string } = { count: 0 };
@@ -149,25 +154,12 @@ export class CycleRun {
    * One call in the `runTool` activity, under the features' policies (a refusal is the model's observation) and its
    * tool's approval policy: a call that asks waits for a person, and runs as approved, or not at all.
    */
-  async runTool(proposed: Action, step: number): Promise<Observation> {
-    const refusal = this.refusalOf(proposed);
-    if (refusal !== undefined) return { ok: false, error: refusal };
-    const approval = await this.approvals.request(proposed, step);
-    if (!approval.run) return approval.observation;
-    const action = approval.args === proposed.args ? proposed : { ...proposed, args: approval.args };
-    // Edited arguments meet the features' caps too (a stage's path cap).
-    const edited = action === proposed ? undefined : this.refusalOf(action);
-    if (edited !== undefined) return { ok: false, error: edited };
-    const context = Object.assign({}, ...this.features.map((feature) => feature.callContext ?? {}));
-    const { agentId } = this.input;
-    const call = { cycleId: this.cycleId, agentId, step, name: action.tool, args: action.args, ...context };
-    const observation = await this.tools.run(call, approval.decision !== undefined);
-    if (isStoredObservation(observation)) this.hasStoredObservations = true;
-    for (const feature of this.features) feature.observe?.(action, observation);
-    return approval.decision ? approvedObservation(observation, approval.decision) : observation;
+  runTool(proposed: Action, step: number): Promise<Observation> {
+    return runCycleToolCall(this, proposed, step);
   }
 
-  private refusalOf(action: Action): string | undefined {
+  /** The first feature's reason to refuse a call, if any. */
+  refusalOf(action: Action): string | undefined {
     for (const feature of this.features) {
       const refusal = feature.refuse?.(action);
       if (refusal !== undefined) return refusal;

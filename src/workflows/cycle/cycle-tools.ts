@@ -1,4 +1,4 @@
-import { ActivityFailure, patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { ActivityFailure, TimeoutFailure, patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import type { ToolCallInput, Observation } from '../../core/tools/observation';
 import { SCRATCHPAD_READ } from '../../core/tools/observation';
@@ -6,6 +6,7 @@ import { ACTIVITY_TOOLS, CYCLE_TOOLS, SPAWN_SUBAGENT } from '../../core/tools/ca
 import type { ApprovalPolicy, CatalogueEntry } from '../../core/tools/descriptor';
 import { needsCatalogue, selectTools } from '../../core/tools/select';
 import { failureMessage } from '../../common/failure';
+import { fallbackIdempotencyKey, unknownOutcomeObservation } from '../../core/tools/idempotency';
 import { listToolsOptions, toolActivityOptions } from './activity-options';
 
 /** A phase offers its verbs itself; a glob must not make them work tools. */
@@ -23,6 +24,24 @@ function toolFailure(entry: CatalogueEntry, error: ActivityFailure): string {
 /** What the model is told when an approved call did not finish: it is not run again without a new decision. */
 function onceFailure(name: string, error: ActivityFailure): string {
   return `${name} was approved to run once and did not finish, so it was not run again; whether it took effect is unknown. Cause: ${failureMessage(error)}`;
+}
+
+/** Why a call that ran at most once was not run again, as the model is told it. */
+function notRunAgain(name: string, once: boolean): string {
+  return once
+    ? `${name} was approved to run once and did not finish, so it was not run again`
+    : `${name} did not finish and was not run again: it must not run twice (retry: false)`;
+}
+
+/**
+ * Whether an attempt died without a result: no heartbeat in time (its worker died) or past its start-to-close
+ * timeout. A tool's own error, or an MCP server's, is a result: the call failed, it did not vanish.
+ */
+function diedWithoutResult(error: ActivityFailure): boolean {
+  const { cause } = error;
+  return (
+    cause instanceof TimeoutFailure && (cause.timeoutType === 'HEARTBEAT' || cause.timeoutType === 'START_TO_CLOSE')
+  );
 }
 
 /**
@@ -86,8 +105,9 @@ export class CycleTools {
 
   /**
    * Runs one call under its tool's policy. A tool of the user's that fails for good (its MCP server died on every
-   * attempt; a `retry: false` call whose worker died) is the model's to work around, not the end of the cycle. An
-   * approved call (`once`) runs at most once, whatever its tool: a person approved one run, not a retry.
+   * attempt) is the model's to work around, not the end of the cycle. An approved call (`once`) runs at most once,
+   * whatever its tool: a person approved one run, not a retry. A call that runs at most once and whose attempt died
+   * without a result has an unknown outcome, which the observation says with the call's idempotency key.
    */
   async run(call: ToolCallInput, once = false): Promise<Observation> {
     const entry = this.catalogue.get(call.name);
@@ -95,6 +115,11 @@ export class CycleTools {
       return await this.activityFor(entry, once)(call);
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
+      const single = once || entry?.policy.retry === false;
+      if (single && diedWithoutResult(error)) {
+        const key = call.idempotencyKey ?? fallbackIdempotencyKey(call.cycleId, call.step);
+        return unknownOutcomeObservation(notRunAgain(call.name, once), { key, cause: failureMessage(error) });
+      }
       if (once) return { ok: false, error: onceFailure(call.name, error) };
       if (!entry || entry.source === 'builtin') throw error;
       return { ok: false, error: toolFailure(entry, error) };

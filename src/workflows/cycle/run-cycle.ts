@@ -26,6 +26,7 @@ import { runTaskLoop } from './task-loop';
 import type { CycleFeature } from './tool-handler';
 import { cycleDetails, cycleOutcomeLine } from './cycle-details';
 import { recordOutcomeMemo } from './run-details';
+import { KEPT_UNKNOWN_OUTCOMES } from '../../core/tools/idempotency';
 
 const { archiveContent } = proxyActivities<Activities>({
   startToCloseTimeout: '1m',
@@ -108,6 +109,7 @@ export async function runCycle(input: ParsedCycleInput, features: readonly Cycle
     ...(run.memoryUnchanged !== undefined && { memoryUnchanged: run.memoryUnchanged }),
     ...(run.replyCut && { replyCut: true as const }),
     ...(run.models.answeredBy !== undefined && { fallbackModel: run.models.answeredBy }),
+    ...(run.unknownOutcomes.length > 0 && { unknownOutcomes: run.unknownOutcomes.slice(-KEPT_UNKNOWN_OUTCOMES) }),
   };
 }
 

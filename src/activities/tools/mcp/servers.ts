@@ -33,6 +33,8 @@ export interface McpCallContext {
   signal?: AbortSignal;
   heartbeat?: () => void;
   timeoutMs?: number;
+  /** Sent in the call's `_meta` (core/tools/idempotency.ts): the same for every attempt of one call. */
+  idempotencyKey?: string;
 }
 
 const DEFAULT_IDLE_MS = 5 * 60 * 1000;

@@ -1,6 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type CallToolResult, ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Observation } from '../../../core/tools/observation';
+import { IDEMPOTENCY_META_KEY } from '../../../core/tools/idempotency';
 import type { McpServerConfig } from './config';
 import { type Connection, closeConnection, openConnection } from './connection';
 import { explain, isExchangeFailure, isMalformed, oneLine, seconds } from './errors';
@@ -94,7 +95,8 @@ export class ServerSession {
       const timeoutMs = context.timeoutMs ?? this.config.policy.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
       let result: Awaited<ReturnType<Client['callTool']>>;
       try {
-        result = await connection.client.callTool({ name: tool.tool, arguments: args }, undefined, {
+        const meta = context.idempotencyKey ? { _meta: { [IDEMPOTENCY_META_KEY]: context.idempotencyKey } } : {};
+        result = await connection.client.callTool({ name: tool.tool, arguments: args, ...meta }, undefined, {
           ...(context.signal !== undefined ? { signal: context.signal } : {}),
           timeout: timeoutMs,
           resetTimeoutOnProgress: true,
