@@ -24,6 +24,16 @@ export { createModelResolver } from './activities/model/registry';
 export type { ModelProvider } from './activities/model/provider';
 export { ScriptedProvider, type ScriptEntry } from './activities/model/scripted';
 export type { ToolOptions } from './activities/tools/types';
-export type { ObservationStore } from './activities/observations/entry';
+/** Where archived memory and large observations live; the plugin's `observations` option takes one. */
+export type { ObservationStore, StoreOptions } from './activities/observations/entry';
+/** The embedded store: one SQLite file, shared by the workers of one host (the default of the plugin and the CLI). */
+export { SqliteObservationStore } from './activities/observations/sqlite-store';
+/** The shared store for workers on several hosts. */
+export { RedisObservationStore, type RedisStoreOptions } from './activities/observations/redis-store';
+/** A store in this process's memory, lost when it exits: for tests. */
 export { MemoryObservationStore } from './activities/observations/memory-store';
+/** The store a `SCRATCHPAD_OBSERVATIONS` value names: `redis://…`, `sqlite:PATH` or a file path. */
+export { openObservationStore } from './activities/observations/open-store';
+/** The store a plugin option names, or by default the one `SCRATCHPAD_OBSERVATIONS` / the data directory names. */
+export { type ObservationStoreChoice, chosenObservationStore } from './workers/observation-store';
 export { replayTimeline } from './clients/timeline';

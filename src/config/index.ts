@@ -179,6 +179,11 @@ export function dataHome(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(base, 'durable-scratchpad');
 }
 
+/** The observation store's spec: `SCRATCHPAD_OBSERVATIONS`, else the data directory's SQLite file. */
+export function observationsSpec(env: NodeJS.ProcessEnv = process.env): string {
+  return env.SCRATCHPAD_OBSERVATIONS || path.join(dataHome(env), 'observations.db');
+}
+
 /** Reads and validates configuration from the environment; bad values are named in the error. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const relevant = Object.fromEntries(
@@ -201,7 +206,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!address.success) throw new ConfigError(`invalid Temporal address "${temporal.address}": expected host:port`);
   const home = dataHome(env);
   const sandbox = path.resolve(parsed.data.SCRATCHPAD_SANDBOX ?? path.join(home, 'sandbox'));
-  const observations = parsed.data.SCRATCHPAD_OBSERVATIONS ?? path.join(home, 'observations.db');
+  const observations = observationsSpec(env);
   const encryptionKeys = [
     ...(parsed.data.SCRATCHPAD_ENCRYPTION_KEY ?? []),
     ...(parsed.data.SCRATCHPAD_ENCRYPTION_KEYS ?? []),

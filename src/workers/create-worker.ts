@@ -16,7 +16,7 @@ import type { ModelProvider } from '../activities/model/provider';
 import type { ToolOptions } from '../activities/tools/types';
 import type { Config } from '../config';
 import type { ObservationStore } from '../activities/observations/entry';
-import { openObservationStore } from '../activities/observations/open-store';
+import { checkingStoreReach, chosenObservationStore } from './observation-store';
 
 /** Where the workflow code lives, for bundling and for replay. */
 import { WORKFLOWS_PATH, workflowBundleOptions, workflowWorkerOptions } from '../config/paths';
@@ -107,6 +107,7 @@ export async function createWorker(setup: WorkerSetup): Promise<Worker> {
   void probeDefaultModel(resolveModel, log);
   const dataConverter = encryptionDataConverter(config.encryptionKeys);
   const toolRegistry = setup.toolRegistry ?? (await workerToolRegistry(config, setup.tools));
+  const observations = chosenObservationStore(setup.observations ?? config.observations);
   return Worker.create({
     connection,
     dataConverter,
@@ -117,14 +118,17 @@ export async function createWorker(setup: WorkerSetup): Promise<Worker> {
       resolveModel,
       tools: toolOptions(config),
       toolRegistry,
-      // A Redis connection must not keep a finished CLI command alive; the SQLite file needs no closing.
-      observations: setup.observations ?? openObservationStore(config.observations, { unref: true }),
+      observations,
       offloadBytes: config.SCRATCHPAD_OFFLOAD_BYTES,
       // Schedules wake agents through this worker's own connection (NativeConnection serves a Client too).
       client: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter }),
     }),
     sinks: workerSinks(),
     ...setup.workerOptions,
-    plugins: [...(setup.workerOptions?.plugins ?? []), closingTools(toolRegistry)],
+    plugins: [
+      ...(setup.workerOptions?.plugins ?? []),
+      closingTools(toolRegistry),
+      checkingStoreReach(observations, log),
+    ],
   });
 }

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { SimplePlugin } from '@temporalio/plugin';
-import type { ReplayWorkerOptions, WorkerOptions } from '@temporalio/worker';
+import type { ReplayWorkerOptions, Worker, WorkerOptions } from '@temporalio/worker';
 import { type ActivityDependencies, createActivities } from '../activities';
 import { createModelResolver, probeDefaultModel, protocolLine } from '../activities/model/registry';
 import type { ModelProvider } from '../activities/model/provider';
@@ -12,6 +12,8 @@ import { SHARED_WORKFLOW_MODULES, WORKFLOWS_PATH } from '../config/paths';
 import { workerSinks } from './create-worker';
 import type { McpConfig } from '../activities/tools/mcp/config';
 import { type ToolInput, toolRegistryOf } from './tool-sources';
+import type { ObservationStore } from '../activities/observations/entry';
+import { type ObservationStoreChoice, chosenObservationStore, whileCheckingStoreReach } from './observation-store';
 
 /** What the plugin needs to run agents on a worker the user already has. */
 export interface ScratchpadPluginOptions {
@@ -48,7 +50,13 @@ export interface ScratchpadPluginOptions {
   defaultTools?: string[];
   /** Tool names and globs whose calls wait for a person's decision (as `SCRATCHPAD_APPROVE`); agents cannot waive it. */
   approve?: string[];
-  /** Everything else the activities take: observation store, offload threshold, a client for schedules. */
+  /**
+   * Where archived memory and large observations live: a store (`new RedisObservationStore(url)`; a
+   * `MemoryObservationStore` only for tests) or a spec, `redis://HOST:PORT`, `sqlite:PATH` or a file path. By default
+   * the CLI worker's: `SCRATCHPAD_OBSERVATIONS`, else `observations.db` in the data directory (`SCRATCHPAD_HOME`).
+   */
+  observations?: ObservationStoreChoice;
+  /** Everything else the activities take: offload threshold, a client for schedules; an `observations` store here wins. */
   activities?: Omit<ActivityDependencies, 'resolveModel' | 'tools' | 'toolRegistry'>;
 }
 
@@ -96,6 +104,8 @@ export function combinedWorkflowsPath(userWorkflowsPath: string | undefined): st
  * configuration and the sinks the workflows call. Add it with `Worker.create({ plugins: [...] })`.
  */
 export class ScratchpadPlugin extends SimplePlugin {
+  private readonly observations: ObservationStore;
+
   constructor(options: ScratchpadPluginOptions) {
     const resolveModel = createModelResolver({
       defaultSpec: options.model,
@@ -117,9 +127,10 @@ export class ScratchpadPlugin extends SimplePlugin {
       approve: options.approve,
       log: (line) => console.warn(line),
     });
+    const observations = options.activities?.observations ?? chosenObservationStore(options.observations);
     super({
       name: 'durable-scratchpad',
-      activities: createActivities({ ...options.activities, resolveModel, tools: limits, toolRegistry }),
+      activities: createActivities({ ...options.activities, observations, resolveModel, tools: limits, toolRegistry }),
       workflowsPath: combinedWorkflowsPath,
       // MCP server processes end with the worker.
       runContext: async (run: () => Promise<void>) => {
@@ -130,6 +141,13 @@ export class ScratchpadPlugin extends SimplePlugin {
         }
       },
     });
+    this.observations = observations;
+  }
+
+  // Says at start when other workers on the queue cannot read this worker's archives (a local store).
+  override runWorker(worker: Worker, next: (worker: Worker) => Promise<void>): Promise<void> {
+    const log = (line: string) => console.warn(line);
+    return whileCheckingStoreReach(worker, this.observations, log, () => super.runWorker(worker, next));
   }
 
   // SimplePlugin has no sinks option; the workflows report to the timeline sink on every iteration.

@@ -2,9 +2,12 @@ import * as os from 'node:os';
 import type { WorkerOptions } from '@temporalio/worker';
 import { SHARED_WORKFLOW_MODULES } from '../../src/config/paths';
 import { ScratchpadPlugin } from '../../src/workers/plugin';
+import { MemoryObservationStore } from '../../src/activities/observations/memory-store';
 
 const plugin = new ScratchpadPlugin({
   tools: { sandboxRoot: os.tmpdir(), shellAllow: [], shellTimeoutMs: 1000, fetchAllowHosts: [], fetchMaxBytes: 1000 },
+  // By default the plugin opens the data directory's SQLite file: these checks need no store at all.
+  observations: new MemoryObservationStore(),
 });
 
 describe('the worker plugin', () => {

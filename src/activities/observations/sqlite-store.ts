@@ -67,7 +67,11 @@ export class SqliteObservationStore implements ObservationStore {
   private readonly db: Database.Database;
   private readonly now: () => number;
 
-  constructor(file: string, options: StoreOptions = {}) {
+  /** The database file as given (`:memory:` for one in this process). */
+  constructor(
+    readonly file: string,
+    options: StoreOptions = {},
+  ) {
     if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
     this.db = new Database(file);
     // WAL: readers on other worker processes of this host do not block the writer.
