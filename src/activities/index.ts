@@ -7,6 +7,7 @@ import { createObservationRuntime } from './observations/runtime';
 import { type ModelProvider, requestFor } from './model/provider';
 import { offeredTools } from './model/offered-tools';
 import { runObservedTool } from './tools/run-tool';
+import { missingArchives } from './tools/scratchpad-read';
 import { type CatalogueListing, ToolRegistry } from './tools/registry';
 import type { ToolDescriptor } from '../core/tools/descriptor';
 import type { ToolOptions } from './tools/types';
@@ -31,6 +32,14 @@ const ArchiveRequestSchema = z.object({
   content: z.string().max(1_000_000),
 });
 export type ArchiveRequest = z.infer<typeof ArchiveRequestSchema>;
+
+/** The cycle whose start collects garbage, and the entries its memory's archive pointers name. */
+const GcRequestSchema = z.object({
+  agentId: z.string().min(1).max(1000),
+  cycleId: z.string().min(1).max(1000),
+  archiveIds: z.array(z.string().min(1).max(200)).max(1000),
+});
+export type GcRequest = z.infer<typeof GcRequestSchema>;
 
 const ToolArgsCheckSchema = z.object({ name: z.string().min(1).max(200), args: z.record(z.string(), z.unknown()) });
 
@@ -137,9 +146,16 @@ export function createActivities(dependencies: ActivityDependencies) {
       });
     },
 
-    /** Deletes expired observation entries; each cycle calls it first. */
-    async gcObservations(): Promise<{ removed: number }> {
-      return { removed: await observations.store.gc() };
+    /**
+     * Deletes expired observation entries; each cycle calls it first. It also names the archive pointers of the
+     * cycle's memory whose entries this worker's store does not hold, so a lost archive is seen, not a silent gap.
+     */
+    async gcObservations(rawRequest?: GcRequest): Promise<{ removed: number; missingArchives: string[] }> {
+      const request =
+        rawRequest && parseWorkflowInput(GcRequestSchema, rawRequest, ObservationStoreError.BadInput, 'gc request');
+      const removed = await observations.store.gc();
+      const missing = request ? await missingArchives(observations.store, request, request.archiveIds) : [];
+      return { removed, missingArchives: missing };
     },
 
     /**

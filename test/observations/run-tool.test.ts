@@ -119,7 +119,9 @@ describe('runTool with the observation store', () => {
     });
     expect(await runTool('scratchpad_read', { scratchpad_id: 'ffffffffffffffff' }, 2)).toEqual({
       ok: false,
-      error: 'no scratchpad entry ffffffffffffffff: it was never stored or has expired',
+      error:
+        'no scratchpad entry ffffffffffffffff: it was never stored, has expired, or is in an observation store ' +
+        'this worker does not use; reading it again will not help',
     });
     const badMode = await runTool('scratchpad_read', { scratchpad_id: id, mode: 'middle' }, 3);
     expect(badMode.error).toMatch(/^invalid arguments for scratchpad_read:\n.*mode/s);
@@ -177,10 +179,29 @@ describe('runTool with the observation store', () => {
 
   it('gcObservations deletes expired entries', async () => {
     await runTool('echo', { message: 'soon gone' }, 1);
-    expect(await environment.run(activities.gcObservations)).toEqual({ removed: 0 });
+    expect(await environment.run(activities.gcObservations)).toEqual({ removed: 0, missingArchives: [] });
     clock += 3601 * 1000;
-    expect(await environment.run(activities.gcObservations)).toEqual({ removed: 1 });
+    expect(await environment.run(activities.gcObservations)).toEqual({ removed: 1, missingArchives: [] });
     expect(await store.findStep('cycle-1', 1)).toBeUndefined();
+  });
+
+  it("gcObservations names the archives of the agent's memory that the store does not hold", async () => {
+    const archive = (agentId: string) =>
+      environment.run(activities.archiveContent, {
+        agentId,
+        cycleId: 'cycle-1',
+        section: 'workspace',
+        content: 'old',
+      }) as Promise<{ id: string }>;
+    const { id: own } = await archive('agent-1');
+    const { id: another } = await archive('agent-2');
+    const archiveIds = [own, another, 'ffffffffffffffff'];
+    // A later cycle of the agent reads its archives; another agent's are as good as missing to it.
+    const request = { agentId: 'agent-1', cycleId: 'cycle-9', archiveIds };
+    expect(await environment.run(activities.gcObservations, request)).toEqual({
+      removed: 0,
+      missingArchives: [another, 'ffffffffffffffff'],
+    });
   });
 
   it('reads a 10 MB entry by range and grep in well under 50 ms (median, SQLite)', async () => {

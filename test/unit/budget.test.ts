@@ -1,4 +1,13 @@
-import { applyArchive, archivePointer, planArchive, renderedSize } from '../../src/core/scratchpad/budget';
+import {
+  applyArchive,
+  applyCompletedArchive,
+  archivePointer,
+  archivePointerIds,
+  planArchive,
+  planCompletedArchive,
+  renderedSize,
+} from '../../src/core/scratchpad/budget';
+import { MAX_COMPLETED_TASKS } from '../../src/core/scratchpad/state-caps';
 import { MAX_SECTION_CHARS, defaultScratchpad } from '../../src/core/scratchpad/scratchpad';
 
 const lines = (prefix: string, count: number, width = 90) =>
@@ -36,5 +45,23 @@ describe('memory budget (seed 001 archive_workspace)', () => {
     expect(cut?.section).toBe('workspace');
     const next = applyArchive(state, cut!, 'abcdef0123456789');
     expect(next.workspace.length).toBeLessThanOrEqual(MAX_SECTION_CHARS);
+  });
+
+  it('names the entries every archive pointer of the memory points to, each once', () => {
+    const tasks = Array.from({ length: MAX_COMPLETED_TASKS + 1 }, (_, index) => `task ${index}`);
+    const withTasks = { ...defaultScratchpad(), completed_tasks: tasks };
+    const cut = planCompletedArchive(withTasks);
+    const state = {
+      ...applyCompletedArchive(withTasks, cut!, 'cccccccccccccccc'),
+      workspace: `${archivePointer('aaaaaaaaaaaaaaaa', 100)}\nnewer work`,
+      understanding: {
+        ...defaultScratchpad().understanding,
+        known: `${archivePointer('bbbbbbbbbbbbbbbb', 50)}\nfact\n${archivePointer('aaaaaaaaaaaaaaaa', 100)}`,
+      },
+      // The model writing about a pointer is not one.
+      notes: 'scratchpad_read(scratchpad_id="dddddddddddddddd")',
+    };
+    expect(archivePointerIds(state)).toEqual(['aaaaaaaaaaaaaaaa', 'bbbbbbbbbbbbbbbb', 'cccccccccccccccc']);
+    expect(archivePointerIds(defaultScratchpad())).toEqual([]);
   });
 });

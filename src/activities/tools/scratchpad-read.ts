@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Observation, ToolCallInput } from '../../core/tools/observation';
 import { TOOL_ARGS } from '../../core/tools/catalogue';
-import type { EntryInfo } from '../observations/entry';
+import type { EntryInfo, ObservationStore } from '../observations/entry';
 import { ReadError } from '../observations/read-error';
 import { readBinary, readText } from '../observations/read-modes';
 import { type ObservationRuntime, loadContent } from '../observations/runtime';
@@ -17,7 +17,26 @@ export function isReadableBy(entry: EntryInfo, call: Pick<ToolCallInput, 'cycleI
 }
 
 function missing(id: string): Observation {
-  return { ok: false, error: `no scratchpad entry ${id}: it was never stored or has expired` };
+  return {
+    ok: false,
+    error:
+      `no scratchpad entry ${id}: it was never stored, has expired, or is in an observation store this worker ` +
+      'does not use; reading it again will not help',
+  };
+}
+
+/** The archive ids among `ids` that the cycle cannot read from `store`: lost, or written to another store. */
+export async function missingArchives(
+  store: ObservationStore,
+  cycle: Pick<ToolCallInput, 'cycleId' | 'agentId'>,
+  ids: readonly string[],
+): Promise<string[]> {
+  const missing: string[] = [];
+  for (const id of ids) {
+    const entry = await store.info(id);
+    if (entry === undefined || !isReadableBy(entry, cycle)) missing.push(id);
+  }
+  return missing;
 }
 
 /** `scratchpad_read`: a slice of a stored observation, by mode; errors are `ok: false` observations. */

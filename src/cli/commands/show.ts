@@ -159,6 +159,7 @@ export async function statusCommand(agentId: string, options: { json?: boolean }
       tokens,
       ...(status.fallbackModel ? [`model: the last call was answered by ${status.fallbackModel}, a fallback`] : []),
       ...memoryLines(status),
+      ...missingArchiveLines(status),
       'settings:',
       ...settingsLines(status.settings).map((line) => `  ${line}`),
       ...(status.notices?.length ? ['notices:', ...status.notices.map((line) => `  ${line}`)] : []),
@@ -184,6 +185,17 @@ function memoryLines(status: AgentStatus): string[] {
   if (turns === 0) return ['memory: changed by the last cycle'];
   const why = status.lastNoUpdate ? ` (last: ${status.lastNoUpdate})` : '';
   return [`memory: unchanged for ${turns} cycle(s)${why}`];
+}
+
+/** The archives the last cycle could not read back, with what to do about it. */
+function missingArchiveLines(status: AgentStatus): string[] {
+  const ids = status.missingArchives ?? [];
+  if (ids.length === 0) return [];
+  return [
+    `archived memory missing: ${ids.join(', ')}: the worker's observation store does not hold these entries. ` +
+      "Point every worker at the store that archived them (SCRATCHPAD_OBSERVATIONS, the plugin's observations " +
+      'option; one redis://… for workers on several hosts); the memory keeps its pointers until then.',
+  ];
 }
 
 /** `scratchpad export AGENT`: the scratchpad and settings as JSON on stdout, in the form `import` reads. */
@@ -221,6 +233,7 @@ export async function traceCommand(agentId: string, options: { out: string }): P
       usage: states.result?.usage ?? null,
       directives: states.result?.directives ?? [],
       unknown_outcomes: states.result?.unknownOutcomes ?? [],
+      missing_archives: states.result?.missingArchives ?? [],
       scratchpad_before: states.input.before,
       scratchpad_after: states.result?.after ?? null,
     });

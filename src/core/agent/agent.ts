@@ -197,6 +197,8 @@ export interface AgentStatus {
   turnsSinceMemoryChanged?: number;
   /** Why the last chat turn's reflect made no update, while no later cycle changed the memory. */
   lastNoUpdate?: string;
+  /** Archive pointers whose entries the last cycle's worker could not find in its observation store. */
+  missingArchives?: string[];
   /** Calls of the remembered cycles that may or may not have taken effect (their worker died); absent when none. */
   unknownOutcomes?: UnknownOutcome[];
 }

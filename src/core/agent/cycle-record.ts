@@ -13,6 +13,8 @@ export const KEPT_CYCLES = 50;
 export const CYCLES_BUDGET_BYTES = 256 * 1024;
 const RECORDED_DIRECTIVE_CHARS = 200;
 const RECORDED_ERROR_CHARS = 2000;
+/** Missing archive ids a record keeps: enough to name them, small across fifty records. */
+const MISSING_ARCHIVES_KEPT = 20;
 
 /** One cycle as the agent remembers it. */
 export const CycleRecordSchema = shareable(
@@ -30,6 +32,8 @@ export const CycleRecordSchema = shareable(
     memoryChanged: z.boolean().optional(),
     /** Why a chat turn's reflect left the memory as it was. */
     noUpdate: z.string().optional(),
+    /** Archive pointers of the memory whose entries the worker's observation store did not hold. */
+    missingArchives: z.array(z.string()).optional(),
     /** Calls of the cycle (and its sub-agents) that may or may not have taken effect. */
     unknownOutcomes: z.array(UnknownOutcomeSchema()).optional(),
   }),
@@ -66,6 +70,9 @@ export function cycleRecordOf(
     ...(result.fallbackModel ? { fallbackModel: result.fallbackModel } : {}),
     ...(memoryChanged !== undefined && { memoryChanged }),
     ...(result.memoryUnchanged ? { noUpdate: clip(result.memoryUnchanged, RECORDED_ERROR_CHARS) } : {}),
+    ...(result.missingArchives?.length
+      ? { missingArchives: result.missingArchives.slice(0, MISSING_ARCHIVES_KEPT) }
+      : {}),
     ...(result.unknownOutcomes?.length ? { unknownOutcomes: result.unknownOutcomes } : {}),
   };
 }

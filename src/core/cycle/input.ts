@@ -174,6 +174,8 @@ export const CycleResultSchema = shareable(
     usageByModel: z.record(z.string(), UsageSchema()).default({}),
     /** Content moved out of the scratchpad to keep it within budget. */
     archived: z.array(z.object({ section: z.string(), id: z.string(), chars: z.number() })).default([]),
+    /** Entries the memory's archive pointers name that the worker's observation store does not hold. */
+    missingArchives: z.array(z.string()).optional(),
     /** Paths `fs_write` wrote, and paths the path cap refused (design.md, Stages). */
     touchedPaths: z.array(z.string()).optional(),
     refusedPaths: z.array(z.string()).optional(),

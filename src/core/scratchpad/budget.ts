@@ -95,7 +95,7 @@ export function archivePointer(id: string, chars: number): string {
 }
 
 /** Whether a completed task is the pointer to older ones. */
-export function isArchivePointer(item: CompletedTask): boolean {
+export function isArchivePointer(item: CompletedTask): item is string {
   return typeof item === 'string' && item.startsWith('[ARCHIVED ');
 }
 
@@ -130,4 +130,13 @@ export function applyCompletedArchive(state: Scratchpad, cut: CompletedArchiveCu
 /** Replaces a section's oldest lines by a pointer to where they were archived. */
 export function applyArchive(state: Scratchpad, cut: ArchiveCut, id: string): Scratchpad {
   return write(state, cut.section, `${archivePointer(id, cut.removed.length)}\n${cut.kept}`);
+}
+
+/** The entry ids the memory's archive pointers name, each once, in section order. */
+export function archivePointerIds(state: Scratchpad): string[] {
+  const texts = [...ARCHIVE_ORDER.map((key) => read(state, key)), ...state.completed_tasks.filter(isArchivePointer)];
+  const ids = texts.flatMap((text) =>
+    [...text.matchAll(/\[ARCHIVED [^\]\n]*?scratchpad_id="([^"\s]+)"\)\]/g)].map((match) => match[1] as string),
+  );
+  return [...new Set(ids)];
 }

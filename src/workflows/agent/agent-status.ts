@@ -41,6 +41,7 @@ export function agentStatus(home: StatusSource, running: ChildCycle | null, queu
     ...home.travel.status(),
     ...fallbackStatus(home.cycles),
     ...memoryStatus(home.cycles),
+    ...missingArchives(home.cycles),
     ...unknownStatus(home.cycles),
   };
 }
@@ -61,6 +62,12 @@ function memoryStatus(cycles: readonly CycleRecord[]): Pick<AgentStatus, 'turnsS
   const turns = turnsSinceMemoryChanged(cycles);
   const why = turns > 0 ? [...cycles].reverse().find((record) => record.memoryChanged === false)?.noUpdate : undefined;
   return { turnsSinceMemoryChanged: turns, ...(why ? { lastNoUpdate: why } : {}) };
+}
+
+/** What the newest cycle that ran found missing of the memory's archives (a later cycle that found all clears it). */
+function missingArchives(cycles: readonly CycleRecord[]): Pick<AgentStatus, 'missingArchives'> {
+  const last = [...cycles].reverse().find((record) => record.outcome !== 'cancelled');
+  return last?.missingArchives?.length ? { missingArchives: [...last.missingArchives] } : {};
 }
 
 /** Held directives the status memo shows, oldest first: their full text is the `status` query's. */

@@ -1,7 +1,6 @@
 import {
   isCancellation,
   proxyActivities,
-  proxyLocalActivities,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
@@ -26,18 +25,13 @@ import { runTaskLoop } from './task-loop';
 import type { CycleFeature } from './tool-handler';
 import { cycleDetails, cycleOutcomeLine } from './cycle-details';
 import { recordOutcomeMemo } from './run-details';
+import { collectAndCheckArchives } from './archive-check';
 import { KEPT_UNKNOWN_OUTCOMES } from '../../core/tools/idempotency';
 
 const { archiveContent } = proxyActivities<Activities>({
   startToCloseTimeout: '1m',
   heartbeatTimeout: HEARTBEAT_TIMEOUT,
   retry: { initialInterval: '1s', maximumAttempts: 10 },
-});
-
-// A local activity: GC is quick housekeeping on the worker's own store, not worth a task queue round trip per cycle.
-const { gcObservations } = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '30s',
-  retry: { initialInterval: '1s', maximumAttempts: 5 },
 });
 
 /**
@@ -67,9 +61,9 @@ export async function runCycle(input: ParsedCycleInput, features: readonly Cycle
   let outcome: CycleOutcome;
   let reply: string | undefined;
   let error: string | undefined;
+  let missingArchives: string[] = [];
   try {
-    // Expired observation entries go at the start of every cycle (design.md, Lifetime and isolation).
-    await gcObservations();
+    missingArchives = await collectAndCheckArchives(run);
     if (listsTools) await run.loadTools();
     if (input.kind === 'chat') {
       ({ outcome, reply } = await runChatTurn(run, input));
@@ -103,6 +97,7 @@ export async function runCycle(input: ParsedCycleInput, features: readonly Cycle
     directives: run.directives,
     usageByModel: run.usageByModel,
     archived: run.archived,
+    ...(missingArchives.length > 0 && { missingArchives }),
     ...run.featureResults(),
     ...(run.scratchpad !== undefined ? { scratchpad: run.scratchpad } : {}),
     ...run.approvals.result(),
