@@ -8,6 +8,7 @@ import { createModelResolver } from '../../src/activities/model/registry';
 import { ScriptedProvider, type ScriptEntry } from '../../src/activities/model/scripted';
 import { MemoryObservationStore } from '../../src/activities/observations/memory-store';
 import { updateAgent } from '../../src/clients/agents';
+import { startStaged } from '../../src/clients/staged-runs';
 import { agentWorkflowId } from '../../src/common/ids';
 import { cyclesQuery, sendUpdate, statusQuery } from '../../src/common/messages/agent';
 import { traceQuery } from '../../src/common/messages/cycle';
@@ -157,6 +158,32 @@ describe('model fallback: a call that fails for good on one model goes to the ne
     expect(refused.outcome).toBe('failed');
     expect(refused.error).toMatch(/^ModelError\.NotAllowed: model "scripted:elsewhere" is not allowed on this worker/);
     expect(models['scripted:second']?.requests).toHaveLength(0);
+  });
+
+  it("a staged run's plan-only turn falls back too, and says so among the run's notices", async () => {
+    const models = scriptedModels({
+      first: [NOT_FOUND],
+      second: [
+        { tool: 'plan', args: { stages: ['write one.txt'] } },
+        { tool: 'fs_write', args: { path: 'one.txt', content: '1' } },
+        DONE,
+      ],
+    });
+    const { worker, taskQueue } = await fallbackWorker('scripted:first,scripted:second', models);
+
+    const result = await worker.runUntil(async () =>
+      (
+        await startStaged(env.client, taskQueue, { agentId: newAgentId(), task: 'Write one.txt', staged: true })
+      ).result(),
+    );
+
+    expect(result).toMatchObject({ staged: true, plan: ['write one.txt'] });
+    expect(result.stages.map((stage) => stage.touchedPaths)).toEqual([['one.txt']]);
+    expect(result.notices).toContain(
+      '[MODEL] scripted:first failed for good (ModelError.NotFound: no model "first" here): asking the next model of its list',
+    );
+    // The stage is a cycle of its own: it tried the list from the top.
+    expect(models['scripted:first']?.requests).toHaveLength(2);
   });
 
   it("an agent's model setting is a list; its status shows the fallback that answered the last call", async () => {

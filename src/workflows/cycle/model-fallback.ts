@@ -41,10 +41,20 @@ function everyModelFailed(failed: readonly FailedModel[]): ApplicationFailure {
   return ApplicationFailure.nonRetryable(`every model of the list failed: ${each}`, ModelError.AllFailed);
 }
 
+/** `request` asking the `fallback`th model of its list; the first needs no field, so requests before lists read as ever. */
+function withFallback(request: ModelRequest, fallback: number): ModelRequest {
+  return fallback > 0 ? { ...request, fallback } : request;
+}
+
+/** The line a fallback notes: which model failed, how, and that the next is asked. */
+function fallbackLine(model: FailedModel): string {
+  return `[MODEL] ${model.failedModel} failed for good (${model.failure}): asking the next model of its list`;
+}
+
 /**
  * Model fallback (design.md, Model fallback): a call that fails for good on one model of a list goes to the next, in
- * workflow code, so the choice is in history and replays. Once a model has failed, the cycle's later calls on that
- * list start past it rather than wait out its retries again; the next cycle tries the list from its first model.
+ * workflow code, so the choice is in history and replays. Once a model has failed, later calls on that list start
+ * past it rather than wait out its retries again; the next cycle tries the list from its first model.
  */
 export class ModelFallbacks {
   // Keyed by the list as requested; '' is the worker's default, which only the worker knows.
@@ -53,18 +63,34 @@ export class ModelFallbacks {
   /** The spec that answered the latest call, when it was not the first of its list. */
   answeredBy: string | undefined;
 
-  /** One call through the list `request.model` names; with `rebuild`, each model gets context recovery. */
-  async call(run: CycleRun, request: ModelRequest, rebuild: (() => ModelRequest) | undefined): Promise<ModelResponse> {
+  /** One cycle's call through the list `request.model` names; with `rebuild`, each model gets context recovery. */
+  call(run: CycleRun, request: ModelRequest, rebuild: (() => ModelRequest) | undefined): Promise<ModelResponse> {
+    const send = (first: ModelRequest, fallback: number) => {
+      const once = (sent: ModelRequest) => run.callModelOnce(withFallback(sent, fallback));
+      return rebuild ? callWithinContext(run, once, first, rebuild) : once(first);
+    };
+    const note = (line: string) => {
+      run.state = { ...run.state, notes: appendNote(run.state.notes, line) };
+    };
+    return this.callWith(request, send, { rebuild, note });
+  }
+
+  /**
+   * One call through the list `request.model` names, `send` asking the `fallback`th model. Past a failure the request
+   * is built anew by `rebuild`, when given: context recovery may have archived part of the memory meanwhile.
+   */
+  async callWith(
+    request: ModelRequest,
+    send: (request: ModelRequest, fallback: number) => Promise<ModelResponse>,
+    options: { rebuild?: () => ModelRequest; note?: (line: string) => void } = {},
+  ): Promise<ModelResponse> {
     const list = request.model ?? '';
     const failed = this.failed.get(list) ?? [];
     this.failed.set(list, failed);
     const from = this.start.get(list) ?? 0;
     for (let index = from; ; index++) {
-      const at = (sent: ModelRequest) => run.callModelOnce(index > 0 ? { ...sent, fallback: index } : sent);
-      // Past a failure, the request is built anew: context recovery may have archived part of the memory meanwhile.
-      const first = index === from || !rebuild ? request : rebuild();
       try {
-        const response = await (rebuild ? callWithinContext(run, at, first, rebuild) : at(first));
+        const response = await send(index === from || !options.rebuild ? request : options.rebuild(), index);
         this.answeredBy = index > 0 ? response.spec : undefined;
         return response;
       } catch (error) {
@@ -73,9 +99,21 @@ export class ModelFallbacks {
         failed.push(model);
         if (index + 1 >= model.models) throw everyModelFailed(failed);
         this.start.set(list, index + 1);
-        const line = `[MODEL] ${model.failedModel} failed for good (${model.failure}): asking the next model of its list`;
-        run.state = { ...run.state, notes: appendNote(run.state.notes, line) };
+        options.note?.(fallbackLine(model));
       }
     }
   }
+}
+
+/**
+ * A model call outside a cycle (a staged run's plan, a research supervisor's own turns) through its list, by the
+ * `callModel` activity the caller proxies; `note` hears of each fallback.
+ */
+export function callModelThroughList(
+  callModel: (request: ModelRequest) => Promise<ModelResponse>,
+  request: ModelRequest,
+  note?: (line: string) => void,
+): Promise<ModelResponse> {
+  const send = (sent: ModelRequest, fallback: number) => callModel(withFallback(sent, fallback));
+  return new ModelFallbacks().callWith(request, send, { note });
 }

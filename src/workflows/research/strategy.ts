@@ -15,6 +15,7 @@ import {
 import { initialStrategy, strategyOf } from '../../core/research/run';
 import { failureMessage } from '../../common/failure';
 import { modelActivityOptions } from '../cycle/activity-options';
+import { callModelThroughList } from '../cycle/model-fallback';
 import type { ResearchRun } from './research-run';
 
 const { callModel } = proxyActivities<Activities>(modelActivityOptions(3));
@@ -61,7 +62,7 @@ async function askForPlan(
   for (let attempt = 1; attempt <= PLAN_ATTEMPTS; attempt++) {
     let response;
     try {
-      response = await callModel(planRequest(messages, given.model));
+      response = await callModelThroughList(callModel, planRequest(messages, given.model));
     } catch (error) {
       // Retries are spent (or the error is not retryable): the run ends without a plan rather than failing.
       return { ok: false, reason: `the supervisor's model failed: ${failureMessage(error).slice(0, 1000)}` };

@@ -17,6 +17,7 @@ import { headCodePoints } from '../../core/text';
 import { directiveSignal } from '../../common/messages/cycle';
 import { failureMessage } from '../../common/failure';
 import { modelActivityOptions } from '../cycle/activity-options';
+import { callModelThroughList } from '../cycle/model-fallback';
 import type { ResearchRun } from './research-run';
 import { researchWorker } from './research-worker';
 import { workerInputRefusal } from './research-input';
@@ -98,7 +99,7 @@ export async function withModelQuery(run: ResearchRun, step: SchedulingStep): Pr
   const { entity, field } = step.worker;
   let reply: string | undefined;
   try {
-    const response = await callModel(queryRequest(run.entries, { entity, field }, model));
+    const response = await callModelThroughList(callModel, queryRequest(run.entries, { entity, field }, model));
     run.countUsage(response.model, response.usage);
     reply = queryFromReply(response.text, tombstonedHosts(run.entries, entity, field));
   } catch (error) {

@@ -1,7 +1,7 @@
 import { patched, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import type { CycleInput, CycleResult } from '../../core/cycle/input';
-import { type Usage, ZERO_USAGE, addUsage } from '../../core/cycle/model';
+import { type ModelRequest, type Usage, ZERO_USAGE, addUsage } from '../../core/cycle/model';
 import { SCRATCHPAD_READ } from '../../core/tools/observation';
 import { parseAction } from '../../core/cycle/parse';
 import { defaultScratchpad, enqueueTasks } from '../../core/scratchpad/scratchpad';
@@ -24,6 +24,7 @@ import {
 import type { StagedProgress } from '../../common/messages/staged';
 import { stageCycleId } from '../../common/ids';
 import { modelActivityOptions } from '../cycle/activity-options';
+import { callModelThroughList } from '../cycle/model-fallback';
 import { startCycleChild } from '../cycle/start-cycle-child';
 
 /** Tools a stage is offered: reading and writing files, so the path cap sees every change. */
@@ -83,7 +84,7 @@ export class StagedRun {
 
   /** The plan-only turn: one model call offered no tool that writes. An unusable plan is the task as one stage. */
   async makePlan(): Promise<void> {
-    const response = await this.activities.callModel({
+    const request: ModelRequest = {
       system: 'staged_plan',
       messages: [
         { role: 'user', content: withPriorScratchpad(buildPlanPrompt(this.input.task), this.input.priorScratchpad) },
@@ -91,7 +92,8 @@ export class StagedRun {
       tools: PLAN_TOOLS,
       toolChoice: 'any',
       model: this.input.model,
-    });
+    };
+    const response = await callModelThroughList(this.activities.callModel, request, (line) => this.notices.push(line));
     this.usage = addUsage(this.usage, response.usage);
     const parsed = parseAction(response);
     const args = parsed.ok && parsed.action.tool === 'plan' ? parsed.action.args : {};
