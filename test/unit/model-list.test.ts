@@ -1,8 +1,10 @@
+import * as fs from 'node:fs';
 import * as os from 'node:os';
+import * as path from 'node:path';
 import { loadConfig, parseModelList, resolveModelSpec } from '../../src/config';
 import { MAX_MODEL_LIST, modelListOf, modelListProblem } from '../../src/core/cycle/model-list';
 
-const home = os.tmpdir();
+const home = fs.mkdtempSync(path.join(os.tmpdir(), 'model-list-'));
 
 describe('model lists (SPEC,SPEC: each model a fallback for the one before)', () => {
   it('reads the specs in order, trimmed; one spec is a list of one', () => {
