@@ -2,6 +2,7 @@ import { CliError, EXIT } from './errors';
 import { MAX_TOOL_PATTERNS, isToolPattern } from '../core/tools/pattern';
 import { parseDuration } from '../core/duration';
 import { MAX_OUTPUT_TOKENS, MIN_OUTPUT_TOKENS, type OutputCaps } from '../core/cycle/output-caps';
+import type { HeartbeatTimeouts } from '../core/cycle/liveness';
 
 // Parsers and choices of option values. Command groups load this module at start-up, so it imports nothing heavy.
 
@@ -120,6 +121,35 @@ export function parseJsonObject(value: string): Record<string, unknown> {
     throw new CliError(`invalid --args: expected a JSON object of the tool's arguments, got ${kind}`, EXIT.usage);
   }
   return parsed as Record<string, unknown>;
+}
+
+/**
+ * `--heartbeat-timeout model=4,tool=10,verification=30` (any of the three kinds, in seconds, or one number for all):
+ * how long an activity of that kind may go without a heartbeat before another worker takes it over.
+ */
+export function parseHeartbeatTimeouts(value: string): HeartbeatTimeouts {
+  const fail = (why: string) =>
+    new CliError(`invalid --heartbeat-timeout "${value}": ${why} (e.g. model=4,tool=10,verification=30)`, EXIT.usage);
+  const millis = (text: string): number => {
+    const seconds = /^\d{1,3}(\.\d)?$/.test(text) ? Number(text) : NaN;
+    if (!(seconds >= 1 && seconds <= 600)) throw fail(`${text} is not from 1 to 600 seconds`);
+    return Math.round(seconds * 1000);
+  };
+  const kinds = ['model', 'tool', 'verification'] as const;
+  if (/^[\d.]+$/.test(value.trim())) {
+    const all = millis(value.trim());
+    return { model: all, tool: all, verification: all };
+  }
+  const timeouts: HeartbeatTimeouts = {};
+  for (const part of value.split(',').map((entry) => entry.trim())) {
+    const [kind, seconds, extra] = part.split('=');
+    const known = kinds.find((name) => name === kind);
+    if (extra !== undefined || seconds === undefined || !known) {
+      throw fail(`"${part}" is not KIND=SECONDS with KIND model, tool or verification`);
+    }
+    timeouts[known] = millis(seconds);
+  }
+  return timeouts;
 }
 
 /**

@@ -20,6 +20,7 @@ import { checkingStoreReach, chosenObservationStore } from './observation-store'
 
 /** Where the workflow code lives, for bundling and for replay. */
 import { WORKFLOWS_PATH, workflowBundleOptions, workflowWorkerOptions } from '../config/paths';
+import { WORKER_LIVENESS_OPTIONS } from '../activities/heartbeat';
 
 export { WORKFLOWS_PATH, workflowBundleOptions, workflowWorkerOptions };
 
@@ -114,6 +115,7 @@ export async function createWorker(setup: WorkerSetup): Promise<Worker> {
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.SCRATCHPAD_TASK_QUEUE,
     ...workflowWorkerOptions(),
+    ...WORKER_LIVENESS_OPTIONS,
     activities: createActivities({
       resolveModel,
       tools: toolOptions(config),

@@ -14,6 +14,7 @@ import type { McpConfig } from '../activities/tools/mcp/config';
 import { type ToolInput, toolRegistryOf } from './tool-sources';
 import type { ObservationStore } from '../activities/observations/entry';
 import { type ObservationStoreChoice, chosenObservationStore, whileCheckingStoreReach } from './observation-store';
+import { WORKER_LIVENESS_OPTIONS } from '../activities/heartbeat';
 
 /** What the plugin needs to run agents on a worker the user already has. */
 export interface ScratchpadPluginOptions {
@@ -152,7 +153,8 @@ export class ScratchpadPlugin extends SimplePlugin {
 
   // SimplePlugin has no sinks option; the workflows report to the timeline sink on every iteration.
   override configureWorker(options: WorkerOptions): WorkerOptions {
-    const configured = super.configureWorker(options);
+    // The user's own liveness settings win over the heartbeat pace the activities expect.
+    const configured = { ...WORKER_LIVENESS_OPTIONS, ...super.configureWorker(options) };
     return { ...configured, sinks: { ...workerSinks(), ...configured.sinks }, ...shared(configured) };
   }
 

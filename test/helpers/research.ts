@@ -13,6 +13,7 @@ import type { FixtureWeb } from '../../src/cli/demo/fixture-web';
 import { workerSinks } from '../../src/workers/create-worker';
 import { uniqueTaskQueue } from './temporal';
 import { sandboxOptions } from './worker';
+import { WORKER_LIVENESS_OPTIONS } from '../../src/activities/heartbeat';
 
 /**
  * A worker whose research workers' model replays `routes`, fetching from the fixture web `web`; `providers` serve
@@ -45,6 +46,7 @@ export async function researchTestWorker(
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
     taskQueue,
+    ...WORKER_LIVENESS_OPTIONS,
     workflowBundle: bundle,
     activities: createActivities({ resolveModel, tools, observations, client: options.client ?? env.client }),
     sinks: workerSinks(),

@@ -21,6 +21,7 @@ import type { ObservationStore } from '../../src/activities/observations/entry';
 import { MemoryObservationStore } from '../../src/activities/observations/memory-store';
 import { workerSinks, workflowBundleOptions } from '../../src/workers/create-worker';
 import { testEnvironment, uniqueTaskQueue } from './temporal';
+import { WORKER_LIVENESS_OPTIONS } from '../../src/activities/heartbeat';
 
 // Worker state changes at INFO drown test output; keep warnings and errors.
 try {
@@ -90,6 +91,7 @@ export async function scriptedWorker(
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
     taskQueue: queue,
+    ...WORKER_LIVENESS_OPTIONS,
     workflowBundle: bundle,
     activities: createActivities({
       resolveModel,
@@ -131,6 +133,7 @@ export async function providerWorker(
   const worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue,
+    ...WORKER_LIVENESS_OPTIONS,
     workflowBundle: bundle,
     activities: createActivities({ resolveModel, tools: sandboxOptions() }),
     sinks: workerSinks(),

@@ -19,6 +19,7 @@ import { workerSinks } from '../../src/workers/create-worker';
 import { ARTIFACTS, frameShowing, launchChromium } from '../helpers/chromium';
 import { uniqueTaskQueue } from '../helpers/temporal';
 import { bundleWorkflows, sandboxOptions } from '../helpers/worker';
+import { WORKER_LIVENESS_OPTIONS } from '../../src/activities/heartbeat';
 
 const BIN = path.resolve(__dirname, '..', '..', 'bin', 'scratchpad.js');
 const EventType = temporal.api.enums.v1.EventType;
@@ -94,6 +95,7 @@ describe('encrypted history', () => {
     const worker = await Worker.create({
       connection: nativeConnection,
       taskQueue,
+      ...WORKER_LIVENESS_OPTIONS,
       workflowBundle: await bundleWorkflows(),
       dataConverter,
       activities: createActivities({

@@ -17,6 +17,7 @@ import { snapshotYaml, writeSnapshots } from '../../src/clients/snapshots';
 import { agentIdKey } from '../../src/common/search-attributes';
 import { afterQuery, beforeQuery, currentQuery, traceQuery } from '../../src/common/messages/cycle';
 import { scriptedWorker, useWorkflowEnvironment } from '../helpers/worker';
+import { WORKER_LIVENESS_OPTIONS } from '../../src/activities/heartbeat';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
@@ -192,6 +193,7 @@ describe('agentCycle on the dev server', () => {
     const resumed = await Worker.create({
       connection: env.nativeConnection,
       taskQueue: first.taskQueue,
+      ...WORKER_LIVENESS_OPTIONS,
       workflowBundle: bundle,
       activities: createActivities({
         resolveModel: createModelResolver({

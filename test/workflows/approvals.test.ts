@@ -22,6 +22,7 @@ import type { Decision, PendingApproval } from '../../src/core/tools/approval';
 import { workerSinks } from '../../src/workers/create-worker';
 import { sandboxOptions, useWorkflowEnvironment } from '../helpers/worker';
 import { uniqueTaskQueue } from '../helpers/temporal';
+import { WORKER_LIVENESS_OPTIONS } from '../../src/activities/heartbeat';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
@@ -57,6 +58,7 @@ async function startWorker(
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
     taskQueue,
+    ...WORKER_LIVENESS_OPTIONS,
     workflowBundle: bundle,
     activities: createActivities({ resolveModel, tools, observations: new MemoryObservationStore(), toolRegistry }),
     sinks: workerSinks(),

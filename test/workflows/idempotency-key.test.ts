@@ -21,6 +21,7 @@ import { defaultScratchpad, enqueueTasks } from '../../src/core/scratchpad/scrat
 import { workerSinks } from '../../src/workers/create-worker';
 import { uniqueTaskQueue } from '../helpers/temporal';
 import { sandboxOptions, useWorkflowEnvironment } from '../helpers/worker';
+import { WORKER_LIVENESS_OPTIONS } from '../../src/activities/heartbeat';
 
 /*
  * Every tool call carries an idempotency key made in workflow code (core/tools/idempotency.ts): a code tool finds it in
@@ -116,6 +117,7 @@ async function runCycle(
   const worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue,
+    ...WORKER_LIVENESS_OPTIONS,
     workflowBundle: bundle,
     activities: losingFirstResults(activities),
     sinks: workerSinks(),

@@ -11,6 +11,7 @@ import { workerSinks } from '../../src/workers/create-worker';
 import { testServerAddress, uniqueTaskQueue } from '../helpers/temporal';
 import { waitFor } from '../helpers/research';
 import { useWorkflowEnvironment } from '../helpers/worker';
+import { WORKER_LIVENESS_OPTIONS } from '../../src/activities/heartbeat';
 
 const EventType = temporal.api.enums.v1.EventType;
 
@@ -40,6 +41,7 @@ describe('malformed input from a plain client', () => {
       connection: env.nativeConnection,
       namespace: env.namespace ?? 'default',
       taskQueue,
+      ...WORKER_LIVENESS_OPTIONS,
       workflowBundle: bundle,
       sinks: workerSinks(),
     });

@@ -18,6 +18,7 @@ import { defaultScratchpad, enqueueTasks } from '../../src/core/scratchpad/scrat
 import { createWorker, workerSinks } from '../../src/workers/create-worker';
 import { uniqueTaskQueue } from '../helpers/temporal';
 import { sandboxOptions, startAgentCycle, useWorkflowEnvironment } from '../helpers/worker';
+import { WORKER_LIVENESS_OPTIONS } from '../../src/activities/heartbeat';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
@@ -42,6 +43,7 @@ async function fallbackWorker(defaultSpec: string, models: Record<string, Script
   const worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue,
+    ...WORKER_LIVENESS_OPTIONS,
     workflowBundle: bundle,
     activities: createActivities({ resolveModel, tools: sandboxOptions(), observations: new MemoryObservationStore() }),
     sinks: workerSinks(),

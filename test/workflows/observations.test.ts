@@ -20,6 +20,7 @@ import { agentIdKey } from '../../src/common/search-attributes';
 import { workerSinks } from '../../src/workers/create-worker';
 import { testEnvironment, uniqueTaskQueue } from '../helpers/temporal';
 import { bundleWorkflows, sandboxOptions } from '../helpers/worker';
+import { WORKER_LIVENESS_OPTIONS } from '../../src/activities/heartbeat';
 
 /** A scripted model whose next reply may depend on the request it gets (an id seen in the prompt). */
 class ReactiveModel implements ModelProvider {
@@ -67,6 +68,7 @@ async function observedWorker(
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
     taskQueue: queue,
+    ...WORKER_LIVENESS_OPTIONS,
     workflowBundle: bundle,
     activities: createActivities({ resolveModel, tools, observations: store }),
     sinks: workerSinks(),

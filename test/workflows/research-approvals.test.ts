@@ -18,6 +18,7 @@ import { workerSinks } from '../../src/workers/create-worker';
 import { testEnvironment, uniqueTaskQueue } from '../helpers/temporal';
 import { bundleWorkflows, sandboxOptions } from '../helpers/worker';
 import { waitFor } from '../helpers/research';
+import { WORKER_LIVENESS_OPTIONS } from '../../src/activities/heartbeat';
 
 jest.setTimeout(180_000);
 
@@ -53,6 +54,7 @@ async function approvingWorker(routes: Record<string, ScriptEntry[]>) {
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
     taskQueue,
+    ...WORKER_LIVENESS_OPTIONS,
     workflowBundle: bundle,
     activities: createActivities({
       resolveModel,

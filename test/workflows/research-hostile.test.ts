@@ -15,6 +15,7 @@ import { workerSinks } from '../../src/workers/create-worker';
 import { testServerAddress, uniqueTaskQueue } from '../helpers/temporal';
 import { waitFor, workerToken } from '../helpers/research';
 import { useWorkflowEnvironment } from '../helpers/worker';
+import { WORKER_LIVENESS_OPTIONS } from '../../src/activities/heartbeat';
 
 jest.setTimeout(180_000);
 
@@ -58,6 +59,7 @@ describe('a research run under hostile messages', () => {
       connection: env.nativeConnection,
       namespace: env.namespace ?? 'default',
       taskQueue,
+      ...WORKER_LIVENESS_OPTIONS,
       workflowBundle: bundle,
       sinks: workerSinks(),
     });

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { Context } from '@temporalio/activity';
 import { isStoredObservation, type Observation, observationText } from '../../core/tools/observation';
 import { MAX_STAGE_FILES, StageFileSchema, type Verification } from '../../core/staged/input';
 import { recordObservation } from './run-tool';
@@ -7,6 +6,7 @@ import type { ObservationRuntime } from '../observations/runtime';
 import { ensureSandboxRoot } from './sandbox';
 import { runConfined } from './confined';
 import { restoreStageFiles } from './stage-files';
+import { heartbeating } from '../heartbeat';
 
 /** What `runVerification` is asked to run: bounds as a staged run's input. */
 export const VerificationRequestSchema = z.object({
@@ -19,8 +19,6 @@ export const VerificationRequestSchema = z.object({
   files: z.array(StageFileSchema()).max(MAX_STAGE_FILES).optional(),
 });
 export type VerificationRequest = z.infer<typeof VerificationRequestSchema>;
-
-const HEARTBEAT_MS = 5000;
 
 /**
  * A staged run's verification (design.md, Verification and outcomes): the files the stages wrote are restored from
@@ -36,38 +34,36 @@ export async function runVerification(
   const root = await ensureSandboxRoot(sandboxRoot);
   // A store that does not answer throws here: the activity is retried rather than verifying without the files.
   const missing = await restoreStageFiles(request.files ?? [], root, runtime);
-  const heartbeat = setInterval(() => heartbeatIfActivity(), HEARTBEAT_MS);
-  let observation: Observation;
+  let observation: Observation = { ok: false, error: 'verification did not run' };
   let exitCode: number | null = null;
   let timedOut = false;
-  const signal = cancellationSignal();
-  try {
-    if (missing.length > 0) throw new Error(`the stages' files could not all be restored: ${missing.join('; ')}`);
-    const run = await runConfined({
-      root,
-      argv: ['sh', '-c', request.command],
-      timeoutMs: request.timeoutMs,
-      signal,
-    });
-    // Killed because the activity was cancelled (its worker shutting down): no verdict, so another attempt runs.
-    signal?.throwIfAborted();
-    ({ exitCode, timedOut } = run);
-    const passed = exitCode === 0 && !timedOut;
-    const cleared = run.cleared.length > 0 ? { setuid_bits_cleared: run.cleared } : {};
-    const result = { exit_code: exitCode, stdout: run.stdout, stderr: run.stderr, ...cleared };
-    const error = timedOut
-      ? `timed out after ${request.timeoutMs} ms; the process was killed`
-      : exitCode === null
-        ? `killed by ${run.signal ?? 'a signal'}`
-        : `exited with code ${exitCode}`;
-    observation = passed ? { ok: true, result } : { ok: false, result, error };
-    if (run.truncated) observation = { ...observation, truncated: true };
-  } catch (error) {
-    if (signal?.aborted) throw error;
-    observation = { ok: false, error: `verification could not run: ${(error as Error).message}` };
-  } finally {
-    clearInterval(heartbeat);
-  }
+  await heartbeating(async (signal) => {
+    try {
+      if (missing.length > 0) throw new Error(`the stages' files could not all be restored: ${missing.join('; ')}`);
+      const run = await runConfined({
+        root,
+        argv: ['sh', '-c', request.command],
+        timeoutMs: request.timeoutMs,
+        signal,
+      });
+      // Killed because the activity was cancelled (its worker shutting down): no verdict, so another attempt runs.
+      signal?.throwIfAborted();
+      ({ exitCode, timedOut } = run);
+      const passed = exitCode === 0 && !timedOut;
+      const cleared = run.cleared.length > 0 ? { setuid_bits_cleared: run.cleared } : {};
+      const result = { exit_code: exitCode, stdout: run.stdout, stderr: run.stderr, ...cleared };
+      const error = timedOut
+        ? `timed out after ${request.timeoutMs} ms; the process was killed`
+        : exitCode === null
+          ? `killed by ${run.signal ?? 'a signal'}`
+          : `exited with code ${exitCode}`;
+      observation = passed ? { ok: true, result } : { ok: false, result, error };
+      if (run.truncated) observation = { ...observation, truncated: true };
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      observation = { ok: false, error: `verification could not run: ${(error as Error).message}` };
+    }
+  });
   const call = { cycleId: request.turnId, step: 0, name: 'verify', args: {}, agentId: request.agentId };
   const recorded = await recordObservation(call, observation, runtime);
   const stored = isStoredObservation(recorded) ? String(recorded.scratchpad_id) : undefined;
@@ -96,20 +92,4 @@ function describe(observation: Observation): string {
   ]
     .filter(Boolean)
     .join('\n');
-}
-
-function heartbeatIfActivity(): void {
-  try {
-    Context.current().heartbeat();
-  } catch {
-    // called outside an activity (tests)
-  }
-}
-
-function cancellationSignal(): AbortSignal | undefined {
-  try {
-    return Context.current().cancellationSignal;
-  } catch {
-    return undefined;
-  }
 }

@@ -7,6 +7,7 @@ import { type AgentOverview, hasAgentWorkflows, listAgents } from '../../clients
 import { agentWorkflowId, validateAgentId } from '../../common/ids';
 import { CliError, EXIT } from '../errors';
 import * as runtime from '../runtime';
+import { heartbeatTimeoutOf } from '../../core/cycle/liveness';
 
 /** The one-line error of a command that addresses an agent no one started. */
 export function noAgentError(agentId: string): CliError {
@@ -45,6 +46,7 @@ export function settingsLines(settings: AgentSettings): string[] {
     `approve: ${patterns(settings.approve, "(none of its own; the worker's and the tools' policies apply)")}`,
     `approvalTimeout: ${settings.approvalTimeoutMs === undefined ? '24h (the default)' : formatDuration(settings.approvalTimeoutMs)}`,
     `maxOutputTokens: ${(['respond', 'reflect', 'task'] as const).map((phase) => `${phase}=${settings.maxOutputTokens?.[phase] ?? DEFAULT_OUTPUT_CAPS[phase]}`).join(', ')}`,
+    `heartbeatTimeout: ${(['model', 'tool', 'verification'] as const).map((kind) => `${kind}=${heartbeatTimeoutOf(settings, kind) / 1000}s`).join(', ')}`,
     ...(settings.cacheTtl ? [`cacheTtl: ${settings.cacheTtl}`] : []),
   ];
 }

@@ -1,5 +1,6 @@
 import type { AgentSettings } from '../../core/agent/agent';
 import type { OutputCaps } from '../../core/cycle/output-caps';
+import type { HeartbeatTimeouts } from '../../core/cycle/liveness';
 import { MAX_TOOL_PATTERNS } from '../../core/tools/pattern';
 import { CliError, EXIT } from '../errors';
 import * as runtime from '../runtime';
@@ -21,6 +22,7 @@ export interface ConfigureOptions {
   noApprove?: string[];
   approvalTimeout?: number;
   maxOutput?: OutputCaps;
+  heartbeatTimeout?: HeartbeatTimeouts;
   /** Start the agent with these settings when it does not exist yet. */
   create?: boolean;
   json?: boolean;
@@ -79,7 +81,7 @@ export async function configureCommand(agentId: string, options: ConfigureOption
   const editsApprove = options.approve !== undefined || options.noApprove !== undefined;
   if (editsApprove) editApprovePatterns([], options.approve, options.noApprove);
   const changes = Object.fromEntries(Object.entries(requested).filter(([, value]) => value !== undefined));
-  const editsCaps = options.maxOutput !== undefined;
+  const editsCaps = options.maxOutput !== undefined || options.heartbeatTimeout !== undefined;
   if (Object.keys(changes).length === 0 && !editsApprove && !editsCaps) {
     if (options.create) throw new CliError('--create needs settings to start the agent with', EXIT.usage);
     return showSettings(agentId, options.json);
@@ -98,11 +100,14 @@ export async function configureCommand(agentId: string, options: ConfigureOption
         notRemoved = edited.notRemoved;
         changes.approve = edited.approve;
       }
-      if (options.maxOutput) {
-        // The update replaces the caps: the phases not named keep the agent's own.
+      if (editsCaps) {
+        // The update replaces each map: the phases and kinds not named keep the agent's own.
         const running = (await agents.describe(agentId))?.status.name === 'RUNNING';
-        const current = running ? (await agents.status(agentId)).settings.maxOutputTokens : undefined;
-        changes.maxOutputTokens = { ...current, ...options.maxOutput };
+        const current = running ? (await agents.status(agentId)).settings : undefined;
+        if (options.maxOutput) changes.maxOutputTokens = { ...current?.maxOutputTokens, ...options.maxOutput };
+        if (options.heartbeatTimeout) {
+          changes.heartbeatTimeoutMs = { ...current?.heartbeatTimeoutMs, ...options.heartbeatTimeout };
+        }
       }
       return agents.configure(target, changes);
     },

@@ -3,6 +3,7 @@ import {
   MAX_ITERATIONS,
   collect,
   durationParser,
+  parseHeartbeatTimeouts,
   parseOutputCaps,
   parsePositiveInt,
   parseToolPatterns,
@@ -103,6 +104,11 @@ export function registerAgentCommands(program: Command, action: LazyAction): voi
       '--max-output <caps>',
       'most output tokens per model call, by phase: respond=1024,reflect=1024,task=2048 (the defaults), or one number',
       parseOutputCaps,
+    )
+    .option(
+      '--heartbeat-timeout <seconds>',
+      "how soon a dead worker's call moves to another worker, by kind: model=4,tool=4,verification=4 (the defaults), or one number",
+      parseHeartbeatTimeouts,
     )
     .option('--create', 'start the agent with these settings when it does not exist')
     .option('--json', 'print the settings as JSON')

@@ -18,6 +18,7 @@ import type { UnknownOutcome } from '../tools/idempotency';
 import type { AgentCycleOutcome } from './cancel';
 import { CycleRecordSchema, clip, keepLast } from './cycle-record';
 import { KEPT_REWINDS, type Origin, OriginSchema, type RewindRecord, RewindRecordSchema } from './time-travel';
+import { HeartbeatTimeoutsSchema } from '../cycle/liveness';
 
 /** Notices the agent keeps, newest last. */
 export const KEPT_NOTICES = 20;
@@ -54,6 +55,8 @@ export const AgentSettingsSchema = shareable(
     approvalTimeoutMs: z.number().int().min(1000).max(MAX_APPROVAL_TIMEOUT_MS).optional(),
     /** Most output tokens per model call, by phase (respond, reflect, task); absent phases take the defaults. */
     maxOutputTokens: OutputCapsSchema().optional(),
+    /** Heartbeat timeouts by activity kind (model, tool, verification): how soon a dead worker's call moves on. */
+    heartbeatTimeoutMs: HeartbeatTimeoutsSchema().optional(),
   }),
 );
 export type AgentSettings = z.output<ReturnType<typeof AgentSettingsSchema>>;

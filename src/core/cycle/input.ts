@@ -7,6 +7,7 @@ import { ToolPatternsSchema } from '../tools/select';
 import { DecisionSchema } from '../tools/approval';
 import { UnknownOutcomeSchema } from '../tools/idempotency';
 import { shareable } from '../shareable';
+import { HeartbeatTimeoutsSchema } from './liveness';
 
 export const DEFAULT_MAX_ITERATIONS = 10;
 
@@ -88,6 +89,8 @@ const baseShape = () => ({
   approvalTimeoutMs: z.number().int().min(1000).max(MAX_APPROVAL_TIMEOUT_MS).optional(),
   /** Most output tokens per model call, by phase; absent phases take {@link DEFAULT_OUTPUT_CAPS}. */
   maxOutputTokens: OutputCapsSchema().optional(),
+  /** Heartbeat timeouts by activity kind; absent kinds take the default (core/cycle/liveness.ts). */
+  heartbeatTimeoutMs: HeartbeatTimeoutsSchema().optional(),
 });
 
 /**

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { UsageSchema } from '../cycle/model';
 import { DEFAULT_MAX_PATHS } from './rules';
 import { shareable } from '../shareable';
+import { HeartbeatTimeoutsSchema } from '../cycle/liveness';
 
 /** Input of one `stagedTask` workflow. */
 export const StagedInputSchema = shareable(
@@ -23,6 +24,8 @@ export const StagedInputSchema = shareable(
     priorScratchpad: z.string().max(1_000_000).optional(),
     model: z.string().optional(),
     maxAttempts: z.number().int().min(1).max(20).default(5),
+    /** Heartbeat timeouts by activity kind, for the plan turn and the verification (core/cycle/liveness.ts). */
+    heartbeatTimeoutMs: HeartbeatTimeoutsSchema().optional(),
   }),
 );
 export type StagedInput = z.input<ReturnType<typeof StagedInputSchema>>;

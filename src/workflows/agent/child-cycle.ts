@@ -28,6 +28,7 @@ export function cycleInputFor(
     ...approvalInputOf(settings),
     ...cacheTtlInput(settings, item.kind === 'chat' ? 'chat' : item.trigger),
     ...(settings.maxOutputTokens ? { maxOutputTokens: settings.maxOutputTokens } : {}),
+    ...(settings.heartbeatTimeoutMs ? { heartbeatTimeoutMs: settings.heartbeatTimeoutMs } : {}),
   };
   if (item.kind === 'chat') {
     const { maxIterations, reflectModel, twoPhase } = settings;

@@ -1,5 +1,6 @@
 import type { ActivityOptions, LocalActivityOptions, RetryPolicy } from '@temporalio/workflow';
 import type { ToolPolicy } from '../../core/tools/descriptor';
+import { DEFAULT_HEARTBEAT_TIMEOUT_MS } from '../../core/cycle/liveness';
 import { ModelError } from '../../common/failure-types';
 
 /** Model errors retrying cannot fix; the provider adapters mark them non-retryable too. */
@@ -13,22 +14,23 @@ const NON_RETRYABLE_MODEL_ERRORS = [
   ModelError.ContextExceeded,
 ];
 
+// A worker's death is a retry too: the first one comes half a second after the heartbeat timeout notices it.
 function retry(maxAttempts: number): RetryPolicy {
-  return { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: maxAttempts };
+  return { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: maxAttempts };
 }
 
 /**
- * Activities that can wait long heartbeat every few seconds (activities/heartbeat.ts): a worker killed mid-call is
- * noticed after this long and the attempt retried on another worker, while the start-to-close timeouts below stay
- * long enough for a slow model.
+ * Activities that can wait long heartbeat every second (activities/heartbeat.ts): a worker killed mid-call is
+ * noticed after the heartbeat timeout (core/cycle/liveness.ts, settable per kind) and the attempt retried on another
+ * worker, while the start-to-close timeouts below stay long enough for a slow model.
  */
-export const HEARTBEAT_TIMEOUT = '15s';
+export const HEARTBEAT_TIMEOUT = DEFAULT_HEARTBEAT_TIMEOUT_MS;
 
 /** Options of the `callModel` activity: Temporal owns retries, with `maxAttempts` before the cycle fails. */
-export function modelActivityOptions(maxAttempts: number): ActivityOptions {
+export function modelActivityOptions(maxAttempts: number, heartbeatTimeoutMs = HEARTBEAT_TIMEOUT): ActivityOptions {
   return {
     startToCloseTimeout: '10m',
-    heartbeatTimeout: HEARTBEAT_TIMEOUT,
+    heartbeatTimeout: heartbeatTimeoutMs,
     retry: { ...retry(maxAttempts), nonRetryableErrorTypes: NON_RETRYABLE_MODEL_ERRORS },
   };
 }
@@ -44,11 +46,12 @@ const DEFAULT_TOOL_TIMEOUT_MS = 5 * 60_000;
 export function toolActivityOptions(
   maxAttempts: number,
   policy: Pick<ToolPolicy, 'retry' | 'timeoutMs'> = { retry: true },
+  heartbeatTimeoutMs = HEARTBEAT_TIMEOUT,
 ): ActivityOptions {
   const timeoutMs = Math.max(DEFAULT_TOOL_TIMEOUT_MS, (policy.timeoutMs ?? 0) + TOOL_TIMEOUT_MARGIN_MS);
   return {
     startToCloseTimeout: timeoutMs,
-    heartbeatTimeout: HEARTBEAT_TIMEOUT,
+    heartbeatTimeout: heartbeatTimeoutMs,
     retry: policy.retry ? retry(maxAttempts) : { maximumAttempts: 1 },
   };
 }

@@ -32,6 +32,7 @@ import { CycleTools } from './cycle-tools';
 import { CycleApprovals } from './approvals';
 import type { CycleFeature, ToolHandler } from './tool-handler';
 import { runCycleToolCall } from './tool-call';
+import { heartbeatTimeoutOf } from '../../core/cycle/liveness';
 
 /**
  * The mutable state of one cycle execution: the live scratchpad, trace, usage and directive inbox, the features of
@@ -72,15 +73,23 @@ export class CycleRun {
     readonly features: readonly CycleFeature[] = [],
   ) {
     this.state = input.before;
-    const { callModel } = proxyActivities<Activities>(modelActivityOptions(input.maxAttempts));
-    const { runTool } = proxyActivities<Activities>(toolActivityOptions(input.maxAttempts));
+    const toolHeartbeatMs = heartbeatTimeoutOf(input, 'tool');
+    const modelOptions = modelActivityOptions(input.maxAttempts, heartbeatTimeoutOf(input, 'model'));
+    const { callModel } = proxyActivities<Activities>(modelOptions);
+    const { runTool } = proxyActivities<Activities>(toolActivityOptions(input.maxAttempts, undefined, toolHeartbeatMs));
     this.activities = { callModel, runTool };
     this.inbox.push(...input.directives);
     for (const feature of features) {
       for (const [name, handler] of Object.entries(feature.handlers ?? {})) this.handlers.set(name, handler);
     }
     const owned = features.flatMap((feature) => feature.owns ?? []);
-    this.tools = new CycleTools(input.tools, [...this.handlers.keys(), ...owned], input.maxAttempts, runTool);
+    this.tools = new CycleTools(
+      input.tools,
+      [...this.handlers.keys(), ...owned],
+      input.maxAttempts,
+      runTool,
+      toolHeartbeatMs,
+    );
     const publish = (label: string, prefix?: string) => this.publish(label, prefix);
     this.approvals = new CycleApprovals({ cycleId, input, publish, policyOf: (tool) => this.tools.policyOf(tool) });
   }

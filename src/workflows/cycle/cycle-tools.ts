@@ -61,6 +61,7 @@ export class CycleTools {
     private readonly handled: readonly string[],
     private readonly maxAttempts: number,
     private readonly runTool: Activities['runTool'],
+    private readonly heartbeatTimeoutMs?: number,
   ) {
     this.selected = patterns ?? CYCLE_TOOLS;
   }
@@ -134,7 +135,9 @@ export class CycleTools {
     const key = `${retry}:${timeoutMs ?? ''}`;
     let proxy = this.proxies.get(key);
     if (!proxy) {
-      proxy = proxyActivities<Activities>(toolActivityOptions(this.maxAttempts, { retry, timeoutMs })).runTool;
+      proxy = proxyActivities<Activities>(
+        toolActivityOptions(this.maxAttempts, { retry, timeoutMs }, this.heartbeatTimeoutMs),
+      ).runTool;
       this.proxies.set(key, proxy);
     }
     return proxy;

@@ -26,6 +26,7 @@ import { stageCycleId } from '../../common/ids';
 import { modelActivityOptions } from '../cycle/activity-options';
 import { callModelThroughList } from '../cycle/model-fallback';
 import { startCycleChild } from '../cycle/start-cycle-child';
+import { heartbeatTimeoutOf } from '../../core/cycle/liveness';
 
 /** Tools a stage is offered: reading and writing files, so the path cap sees every change. */
 const STAGE_TOOLS = ['fs_read', 'fs_write', 'write_files'];
@@ -68,10 +69,12 @@ export class StagedRun {
     readonly input: ParsedStagedInput,
     readonly runId: string,
   ) {
-    const { callModel } = proxyActivities<Activities>(modelActivityOptions(input.maxAttempts));
+    const { callModel } = proxyActivities<Activities>(
+      modelActivityOptions(input.maxAttempts, heartbeatTimeoutOf(input, 'model')),
+    );
     const { runVerification } = proxyActivities<Activities>({
       startToCloseTimeout: input.verifyTimeoutMs + 60_000,
-      heartbeatTimeout: '30s',
+      heartbeatTimeout: heartbeatTimeoutOf(input, 'verification'),
       retry: { initialInterval: '1s', maximumAttempts: 3 },
     });
     this.activities = { callModel, runVerification };
@@ -147,6 +150,7 @@ export class StagedRun {
       model: this.input.model,
       tools: canReadOutput ? [...STAGE_TOOLS, SCRATCHPAD_READ] : STAGE_TOOLS,
       maxAttempts: this.input.maxAttempts,
+      ...(this.input.heartbeatTimeoutMs && { heartbeatTimeoutMs: this.input.heartbeatTimeoutMs }),
       priorScratchpad: this.input.priorScratchpad,
       stage: { context: stageContext, maxPaths: this.input.maxPaths },
     };
