@@ -49,8 +49,15 @@ export async function startHttpStub(): Promise<HttpStub> {
         body: text ? JSON.parse(text) : undefined,
       });
       const reply = queue.shift() ?? { status: 500, body: { error: { message: 'http stub: no reply queued' } } };
+      const streamed = (received.at(-1)?.body as { stream?: boolean } | undefined)?.stream === true;
       const send = () => {
         if (response.destroyed) return;
+        if (streamed && isCompletion(reply)) {
+          response.writeHead(200, { 'content-type': 'text/event-stream', ...reply.headers });
+          for (const chunk of completionChunks(reply.body)) response.write(`data: ${JSON.stringify(chunk)}\n\n`);
+          response.end('data: [DONE]\n\n');
+          return;
+        }
         const body = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body ?? {});
         response.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
         response.end(body);
@@ -82,4 +89,58 @@ export async function startHttpStub(): Promise<HttpStub> {
         server.close(() => resolve());
       }),
   };
+}
+
+interface Completion {
+  id?: string;
+  model?: string;
+  created?: number;
+  usage?: unknown;
+  choices: {
+    message?: { content?: string | null; tool_calls?: { id: string; function: { name: string; arguments: string } }[] };
+    finish_reason?: string | null;
+  }[];
+}
+
+/** A successful chat completion, which a streamed request gets as chunks, as a server streams it. */
+function isCompletion(reply: StubReply): reply is StubReply & { body: Completion } {
+  const body = reply.body as { choices?: unknown } | undefined;
+  return (reply.status ?? 200) === 200 && typeof body === 'object' && body !== null && Array.isArray(body.choices);
+}
+
+/**
+ * The chunks a server streams for `completion`: the role, the text in pieces of 8 characters, each tool call's name
+ * and then its arguments in pieces, the finish reason, and the usage in a last chunk with no choices.
+ */
+function completionChunks(completion: Completion): object[] {
+  const head = {
+    id: completion.id ?? 'stub',
+    object: 'chat.completion.chunk',
+    created: 0,
+    model: completion.model ?? 'stub',
+  };
+  const choice = completion.choices[0];
+  const chunk = (delta: object, finish: string | null = null) => ({
+    ...head,
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  });
+  const chunks: object[] = [chunk({ role: 'assistant' })];
+  const text = choice?.message?.content;
+  for (let at = 0; typeof text === 'string' && at < text.length; at += 8)
+    chunks.push(chunk({ content: text.slice(at, at + 8) }));
+  choice?.message?.tool_calls?.forEach((call, index) => {
+    chunks.push(
+      chunk({
+        tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }],
+      }),
+    );
+    for (let at = 0; at < call.function.arguments.length; at += 8) {
+      chunks.push(
+        chunk({ tool_calls: [{ index, function: { arguments: call.function.arguments.slice(at, at + 8) } }] }),
+      );
+    }
+  });
+  chunks.push(chunk({}, choice?.finish_reason ?? 'stop'));
+  if (completion.usage) chunks.push({ ...head, choices: [], usage: completion.usage });
+  return chunks;
 }

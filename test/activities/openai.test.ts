@@ -252,6 +252,23 @@ describe('OpenAICompatibleProvider through the callModel activity', () => {
     expect(failure.nonRetryable).toBe(false);
   });
 
+  it('streams each request, and reads a server that answers with one JSON body anyway', async () => {
+    const provider = new OpenAICompatibleProvider({ model: MODEL, baseURL: `${stub.url}/v1`, protocol: 'text' });
+    const call = (summary: string) => JSON.stringify({ tool: 'done', args: { summary } });
+    stub.reply(
+      { body: completion(call('streamed in pieces')) },
+      { body: JSON.stringify(completion(call('one body'))) },
+    );
+
+    const streamed = await runCallModel(() => provider, cycleRequest);
+    const whole = await runCallModel(() => provider, cycleRequest);
+
+    expect(stub.received[0]?.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+    expect(streamed.text).toBe(call('streamed in pieces'));
+    expect(streamed.usage.outputTokens).toBe(25);
+    expect(whole.text).toBe(call('one body'));
+  });
+
   it("the worker's model timeout bounds each request of a resolved spec", async () => {
     const spec = `openai:${MODEL}@${stub.url}/v1#text`;
     const resolve = createModelResolver({ defaultSpec: spec, timeoutMs: 150 });

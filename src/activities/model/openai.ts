@@ -21,6 +21,7 @@ import { chatMessage, toolChoiceOf } from './openai-messages';
 import { contextExceeded, fitToContext, isContextRefusal } from './context-window';
 import { probeCalls } from './openai-probe';
 import { completionResponse } from './openai-response';
+import { gatherCompletion } from './openai-stream';
 
 /**
  * How a server is asked for calls: `tools`, native tool calling (vLLM, Ollama, llama.cpp, LM Studio); `json`,
@@ -138,11 +139,9 @@ export class OpenAICompatibleProvider implements ModelProvider {
     const timeout = this.options.timeoutMs ? AbortSignal.timeout(this.options.timeoutMs) : undefined;
     const requestSignal = signal && timeout ? AbortSignal.any([signal, timeout]) : (signal ?? timeout);
     try {
-      completion = await this.client.chat.completions.create(
+      completion = await this.streamed(
         fitToContext(this.params(request, protocol, json), this.contextTokens, this.spec),
-        {
-          signal: requestSignal,
-        },
+        requestSignal,
       );
     } catch (error) {
       // On cancellation rethrow the activity's reason so the worker reports it as cancelled.
@@ -156,6 +155,24 @@ export class OpenAICompatibleProvider implements ModelProvider {
       throw this.failure(error, request, protocol);
     }
     return completionResponse(completion, request, protocol, { spec: this.spec, model: this.options.model }, json);
+  }
+
+  /**
+   * One request, streamed: a cancelled call closes the connection mid-reply, which stops the server generating (a
+   * server blocked on a whole reply does not notice a client gone). A server that answers with one JSON body anyway
+   * is read as such.
+   */
+  private async streamed(
+    params: ChatCompletionCreateParamsNonStreaming,
+    signal?: AbortSignal,
+  ): Promise<ChatCompletion> {
+    const { data: stream, response } = await this.client.chat.completions
+      .create({ ...params, stream: true, stream_options: { include_usage: true } }, { signal })
+      .withResponse();
+    if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
+      return (await response.json()) as ChatCompletion;
+    }
+    return gatherCompletion(stream, this.spec);
   }
 
   /** The request body: the system prompt, the messages, and the calls asked for in the protocol's way. */

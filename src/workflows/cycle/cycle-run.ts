@@ -73,23 +73,17 @@ export class CycleRun {
     readonly features: readonly CycleFeature[] = [],
   ) {
     this.state = input.before;
-    const toolHeartbeatMs = heartbeatTimeoutOf(input, 'tool');
-    const modelOptions = modelActivityOptions(input.maxAttempts, heartbeatTimeoutOf(input, 'model'));
-    const { callModel } = proxyActivities<Activities>(modelOptions);
-    const { runTool } = proxyActivities<Activities>(toolActivityOptions(input.maxAttempts, undefined, toolHeartbeatMs));
+    const model = modelActivityOptions(input.maxAttempts, heartbeatTimeoutOf(input, 'model'));
+    const tool = toolActivityOptions(input.maxAttempts, undefined, heartbeatTimeoutOf(input, 'tool'));
+    const { callModel } = proxyActivities<Activities>(model);
+    const { runTool } = proxyActivities<Activities>(tool);
     this.activities = { callModel, runTool };
     this.inbox.push(...input.directives);
     for (const feature of features) {
       for (const [name, handler] of Object.entries(feature.handlers ?? {})) this.handlers.set(name, handler);
     }
     const owned = features.flatMap((feature) => feature.owns ?? []);
-    this.tools = new CycleTools(
-      input.tools,
-      [...this.handlers.keys(), ...owned],
-      input.maxAttempts,
-      runTool,
-      toolHeartbeatMs,
-    );
+    this.tools = new CycleTools(input.tools, [...this.handlers.keys(), ...owned], input, runTool);
     const publish = (label: string, prefix?: string) => this.publish(label, prefix);
     this.approvals = new CycleApprovals({ cycleId, input, publish, policyOf: (tool) => this.tools.policyOf(tool) });
   }

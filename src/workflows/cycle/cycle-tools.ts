@@ -8,6 +8,8 @@ import { needsCatalogue, selectTools } from '../../core/tools/select';
 import { failureMessage } from '../../common/failure';
 import { fallbackIdempotencyKey, unknownOutcomeObservation } from '../../core/tools/idempotency';
 import { listToolsOptions, toolActivityOptions } from './activity-options';
+import { heartbeatTimeoutOf } from '../../core/cycle/liveness';
+import type { ParsedCycleInput } from '../../core/cycle/input';
 
 /** A phase offers its verbs itself; a glob must not make them work tools. */
 const VERBS: readonly string[] = ['update_scratchpad', 'done', SPAWN_SUBAGENT];
@@ -59,9 +61,9 @@ export class CycleTools {
     private readonly patterns: readonly string[] | undefined,
     /** Names of the workflow-side tools the cycle's features handle or own. */
     private readonly handled: readonly string[],
-    private readonly maxAttempts: number,
+    /** The cycle's retry and heartbeat settings, which each tool's own policy adjusts. */
+    private readonly liveness: Pick<ParsedCycleInput, 'maxAttempts' | 'heartbeatTimeoutMs'>,
     private readonly runTool: Activities['runTool'],
-    private readonly heartbeatTimeoutMs?: number,
   ) {
     this.selected = patterns ?? CYCLE_TOOLS;
   }
@@ -136,7 +138,7 @@ export class CycleTools {
     let proxy = this.proxies.get(key);
     if (!proxy) {
       proxy = proxyActivities<Activities>(
-        toolActivityOptions(this.maxAttempts, { retry, timeoutMs }, this.heartbeatTimeoutMs),
+        toolActivityOptions(this.liveness.maxAttempts, { retry, timeoutMs }, heartbeatTimeoutOf(this.liveness, 'tool')),
       ).runTool;
       this.proxies.set(key, proxy);
     }
