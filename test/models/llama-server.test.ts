@@ -203,3 +203,42 @@ describe('the context window', () => {
     });
   });
 });
+
+describe('cancelling a turn', () => {
+  /** Whether the server's one slot is generating now. */
+  async function generating(server: LlamaServer): Promise<boolean> {
+    const slots = (await (await fetch(`${server.baseURL.replace(/\/v1$/, '')}/slots`)).json()) as {
+      is_processing: boolean;
+    }[];
+    return slots.some((slot) => slot.is_processing);
+  }
+
+  async function until(condition: () => Promise<boolean>, timeoutMs: number): Promise<number> {
+    const started = Date.now();
+    while (!(await condition())) {
+      if (Date.now() - started > timeoutMs) throw new Error(`not within ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return Date.now() - started;
+  }
+
+  it('stops the server generating within seconds, not at the output cap', async () => {
+    const { worker, taskQueue } = await modelWorker(spec(plain, '#text'));
+    const target = { ...newAgent(taskQueue), settings: { maxOutputTokens: { respond: 8000, reflect: 64, task: 64 } } };
+    const agents = new Agents(env.client);
+    await worker.runUntil(async () => {
+      const sent = agents.send(target, { message: 'Write a very long story about a dragon.' }).catch((error) => error);
+      let cycleId: string | undefined;
+      await until(async () => {
+        cycleId = (await agents.status(target.agentId).catch(() => undefined))?.running?.cycleId;
+        return cycleId !== undefined && (await generating(plain));
+      }, 120_000);
+      await agents.cancelCycle(target, cycleId!);
+      // At 8,000 tokens the reply would go on for minutes; the heartbeat delivers the cancellation within a second or
+      // two, and the closed stream stops the slot.
+      const stopped = await until(async () => !(await generating(plain)), 20_000);
+      expect(stopped).toBeLessThan(20_000);
+      expect(await sent).toMatchObject({ outcome: 'cancelled' });
+    });
+  });
+});
