@@ -87,6 +87,10 @@ async function knownError(error: unknown): Promise<string | undefined> {
   // Imported here to keep it out of start-up; a command that failed this way has loaded it already.
   const { WorkflowNotFoundError } = await import('@temporalio/client');
   if (error instanceof WorkflowNotFoundError) return `no such workflow: ${error.workflowId}`;
+  const { isPayloadLimitRefusal, payloadLimitMessage } = await import('../clients/payload-limit');
+  // A facade's refusal names what it sent; a raw one says only that the request was refused.
+  if (isPayloadLimitRefusal(error))
+    return error instanceof RangeError ? error.message : payloadLimitMessage('the request');
   const grpc = error as { code?: unknown; details?: unknown };
   if (grpc && grpc.code === GRPC_NOT_FOUND) return `not found: ${String(grpc.details ?? '')}`;
   if (grpc && grpc.code === GRPC_UNAVAILABLE)

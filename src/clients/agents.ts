@@ -18,7 +18,7 @@ import type {
   SendResult,
   WakeArgs,
 } from '../core/agent/agent';
-import { type CycleResult, DirectiveTextSchema } from '../core/cycle/input';
+import { type CycleResult, DirectiveTextSchema, MAX_DIRECTIVE_CHARS } from '../core/cycle/input';
 import type { RewindArgs, RewindRecord } from '../core/agent/time-travel';
 import { describeIssues } from '../common/workflow-input';
 import type { Scratchpad } from '../core/scratchpad/scratchpad';
@@ -44,6 +44,7 @@ import type { AgentCycleWorkflow, AgentWorkflow } from '../common/workflow-types
 import { type AgentTarget, describeAgent, signalAgent, startAgent, updateAgent } from './agent-start';
 import { type CycleStates, type History, decodedCycleStatesFromHistory, fetchHistory } from './histories';
 import { visibilityString } from './visibility';
+import { refusingOversize } from './payload-limit';
 
 export { type AgentTarget, describeAgent, signalAgent, updateAgent } from './agent-start';
 
@@ -79,13 +80,15 @@ export class Agents {
     return updateAgent(this.client, target, update, args, options);
   }
 
-  /** Sends the agent a signal, starting it first if it is not running (signal-with-start). */
+  /** Sends the agent a signal, starting it if need be (signal-with-start); a payload too large is a RangeError. */
   signal(
     target: AgentTarget,
     signal: typeof directiveSignal | typeof wakeSignal,
     args: unknown[],
   ): Promise<WorkflowHandleWithSignaledRunId<AgentWorkflow>> {
-    return signalAgent(this.client, target, signal, args);
+    const advice = `an agent takes a directive of at most ${MAX_DIRECTIVE_CHARS} characters, and a few tasks per wake`;
+    const what = `the ${signal.name} signal to agent ${target.agentId}`;
+    return refusingOversize(what, advice, () => signalAgent(this.client, target, signal, args));
   }
 
   /**

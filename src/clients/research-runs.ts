@@ -5,6 +5,7 @@ import {
   WorkflowNotFoundError,
 } from '@temporalio/client';
 import type { BoardEntry } from '../core/research/board';
+import { DIRECTIVE_LIMITS } from '../core/research/limits';
 import type { ResearchInput, ResearchResult, ResearchStatus } from '../core/research/run';
 import { parseResearchWorkflowId, researchWorkflowId } from '../common/ids';
 import {
@@ -16,6 +17,7 @@ import {
 } from '../common/messages/research';
 import { cycleOutcomeKey } from '../common/search-attributes';
 import { listExecutions, visibilityString } from './visibility';
+import { refusingOversize } from './payload-limit';
 import type { ResearchWorkflow } from '../common/workflow-types';
 
 /** One research run as visibility lists it. */
@@ -118,7 +120,10 @@ export class ResearchRuns {
 
   /** A user directive: appended as USER_DIRECTIVE, read into STRATEGY at the supervisor's next evaluation. */
   directive(runId: string, text: string, by?: string): Promise<void> {
-    return this.handle(runId).signal(researchDirectiveSignal, { text, ...(by !== undefined && { by }) });
+    const advice = `a run takes a directive of at most ${DIRECTIVE_LIMITS.text} characters`;
+    return refusingOversize(`the directive to research run ${runId}`, advice, () =>
+      this.handle(runId).signal(researchDirectiveSignal, { text, ...(by !== undefined && { by }) }),
+    );
   }
 
   /** Asks for the answer now; refused while any fact is open. */

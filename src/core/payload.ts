@@ -1,13 +1,24 @@
 import { utf8Length } from './text';
 
 /*
- * Temporal refuses a payload over 2 MB and terminates a workflow whose start, continue-as-new or child input passes
- * that; a query result over it fails. Everything a workflow sends on is measured against this budget before it is
- * sent: half the limit, which leaves room for the encryption codec's envelope, metadata and the rest of the request.
+ * The Temporal server refuses a start or a signal with a payload over its limit (`limit.blobSize.error`), terminates a
+ * workflow whose continue-as-new, child or activity input passes it, and fails a query whose result does. Everything a
+ * workflow sends on is measured against this budget before it is sent.
  */
 
 /** Largest JSON, in UTF-8 bytes, a workflow puts in one payload it sends (input, result, query answer). */
-export const PAYLOAD_BUDGET_BYTES = 1024 * 1024;
+export const PAYLOAD_BUDGET_BYTES = 896 * 1024;
+
+/*
+ * Temporal's own default is 2 MB, which admits a 1 MB signal no handler of ours takes (a directive is at most 2,000
+ * characters): a few of them arriving while a workflow task runs pass the server's 2 MB of buffered events, and the
+ * server force-closes that task. Below 1 MB, such a message is refused to its sender instead. Above the budget by
+ * 64 KB, for what the budget does not count: the encryption codec's envelope (~100 bytes) and payload metadata; the
+ * largest payloads no budget measures (a model reply at the 128,000-token output cap, the tool call it carries) stay
+ * well below it.
+ */
+/** The server's payload limit on the dev server and cluster the project starts (src/dev-server/payload-limits.ts). */
+export const SERVER_PAYLOAD_LIMIT_BYTES = 960 * 1024;
 
 /** Size of `value` as the JSON converter encodes it, in UTF-8 bytes. */
 export function payloadBytes(value: unknown): number {

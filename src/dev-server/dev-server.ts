@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from './free-port';
+import { payloadLimitArgs } from './payload-limits';
 import { stopProcess } from './process-control';
 import { ensureTemporalCli, logToStderr } from './provision';
 import { SEARCH_ATTRIBUTES } from '../common/search-attributes';
@@ -68,6 +69,7 @@ export function devServerArgs(settings: {
   // activity task ~40 ms before a worker sees it (measured by bench/cycle-overhead); a single-process server can poll
   // far more often.
   args.push('--dynamic-config-value', 'history.transferProcessorMaxPollRPS=10000');
+  args.push(...payloadLimitArgs());
   return [...args, '--namespace', settings.namespace, '--log-level', 'warn'];
 }
 

@@ -1,12 +1,12 @@
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import type { ModelProvider } from '../../src/activities/model/provider';
 import type { AgentStatus } from '../../src/core/agent/agent';
 import { DIRECTIVES_BUDGET_BYTES, MAX_CYCLE_DIRECTIVES, MAX_DIRECTIVE_CHARS } from '../../src/core/cycle/input';
 import type { CycleResult } from '../../src/core/cycle/input';
 import { PAYLOAD_BUDGET_BYTES, payloadBytes } from '../../src/core/payload';
 import { agentWorkflowId } from '../../src/common/ids';
+import { gatedCycleWorker } from '../helpers/model-gate';
 import { scriptedWorker, useWorkflowEnvironment } from '../helpers/worker';
 import { testServerAddress } from '../helpers/temporal';
 
@@ -126,29 +126,7 @@ describe('a flood of directives', () => {
   }, 240_000);
 
   it('into a running cycle: the cycle takes its cap, notes the rest, and every payload stays within the budget', async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    let started!: () => void;
-    const calling = new Promise<void>((resolve) => (started = resolve));
-    const gated = (model: ModelProvider): ModelProvider => ({
-      spec: model.spec,
-      async complete(request, signal) {
-        started();
-        await gate;
-        return model.complete(request, signal);
-      },
-    });
-    const { worker, taskQueue } = await scriptedWorker(
-      env,
-      bundle,
-      [
-        { tool: 'update_scratchpad', args: { trajectory_now: 'Working on the task' } },
-        { tool: 'done', args: { summary: 'read the directives' } },
-      ],
-      'directive-load-running',
-      {},
-      { wrap: gated },
-    );
+    const { worker, taskQueue, calling, release } = await gatedCycleWorker(env, bundle, 'directive-load-running');
     const agentId = `directive-load-running-${process.pid}-${Date.now()}`;
     const workflowId = agentWorkflowId(agentId);
     await worker.runUntil(async () => {

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { stringify } from 'yaml';
 import { type ClusterLayout, type ClusterPorts, DATABASES, DB_PASSWORD, DB_USER } from './layout';
 import type { TlsFiles } from './tls';
+import { PAYLOAD_LIMIT_SETTINGS } from '../payload-limits';
 
 /** The environment name the generated files carry: `<configDir>/temporal/cluster.yaml`, `.../ui/cluster.yaml`. */
 export const CONFIG_ENV = 'cluster';
@@ -78,9 +79,12 @@ export function temporalServerConfig(layout: ClusterLayout, ports: ClusterPorts,
   };
 }
 
-/** Search attributes are usable the moment `setup` has added them (the dev server does the same). */
+/** Search attributes are usable the moment `setup` has added them; payloads are held to the dev server's limits. */
 export const DYNAMIC_CONFIG = {
   'system.forceSearchAttributesCacheRefreshOnRead': [{ value: true, constraints: {} }],
+  ...Object.fromEntries(
+    Object.entries(PAYLOAD_LIMIT_SETTINGS).map(([key, value]) => [key, [{ value, constraints: {} }]]),
+  ),
 };
 
 /** The Web UI server's configuration. */
