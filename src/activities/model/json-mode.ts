@@ -134,10 +134,11 @@ export function jsonModeOf(request: ProviderRequest): JsonMode | undefined {
         `${forced.name}: ${forced.description}`,
         `args: ${compactSchema(forced.inputSchema)}`,
       ].join('\n'),
-      decode: (value, text) => ({
-        text,
-        toolCalls: isObject(value) ? [{ id: 'json-1', name: forced.name, input: value }] : [],
-      }),
+      // A call is the reply, as a native tool call is: its JSON is not also text a user could be shown.
+      decode: (value, text) =>
+        isObject(value)
+          ? { text: '', toolCalls: [{ id: 'json-1', name: forced.name, input: value }] }
+          : { text, toolCalls: [] },
     };
   }
   const free = toolChoice === 'auto';
@@ -159,7 +160,8 @@ export function jsonModeOf(request: ProviderRequest): JsonMode | undefined {
       if (isObject(value) && typeof value.reply === 'string') return { text: value.reply, toolCalls: [] };
       const cut = value === undefined ? cutReply(text) : undefined;
       if (cut !== undefined) return { text: cut, toolCalls: [] };
-      return { text, toolCalls: namedCall(value, tools) };
+      const calls = namedCall(value, tools);
+      return { text: calls.length > 0 ? '' : text, toolCalls: calls };
     },
   };
 }
