@@ -51,6 +51,12 @@ describe('#json: what constrained decoding asks for', () => {
     expect(free?.decode({ reply: 'Hello' }, '{"reply": "Hello"}')).toEqual({ text: 'Hello', toolCalls: [] });
     // The output cap cut the reply inside its JSON: the words written so far, not a fragment of JSON.
     expect(free?.decode(undefined, '{\n  "reply": "Hello, Ad')).toEqual({ text: 'Hello, Ad', toolCalls: [] });
+    // A call is the reply: its JSON is no text a single-phase turn would show the user.
+    const call = '{"tool": "echo", "args": {"message": "hi"}}';
+    expect(free?.decode(JSON.parse(call), call)).toEqual({
+      text: '',
+      toolCalls: [{ id: 'json-1', name: 'echo', input: { message: 'hi' } }],
+    });
     expect(jsonModeOf(request([], 'auto'))).toBeUndefined();
   });
 
