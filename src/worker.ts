@@ -37,3 +37,5 @@ export { openObservationStore } from './activities/observations/open-store';
 /** The store a plugin option names, or by default the one `SCRATCHPAD_OBSERVATIONS` / the data directory names. */
 export { type ObservationStoreChoice, chosenObservationStore } from './workers/observation-store';
 export { replayTimeline } from './clients/timeline';
+/** A build of a Worker Deployment, as the plugin's `deployment` option takes it. */
+export type { WorkerBuild } from './config/deployment';

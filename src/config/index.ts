@@ -9,8 +9,10 @@ import { keyList } from './encryption-keys';
 import { ConfigError } from './errors';
 import { MODEL_HELP, parseModelList } from './model-spec';
 import { modelEnv } from './model-env';
+import { deploymentEnv } from './deployment';
 
 export { ConfigError } from './errors';
+export { type WorkerBuild, workerBuild, workerBuildFromEnv } from './deployment';
 export {
   MODEL_HELP,
   type ModelSpec,
@@ -49,6 +51,7 @@ export const EnvSchema = z.object({
     .optional()
     .describe('the temporal CLI binary that runs the dev server (else PATH, then a cached download)'),
   SCRATCHPAD_TASK_QUEUE: z.string().min(1).default(DEFAULT_TASK_QUEUE).describe('task queue of workers and agents'),
+  ...deploymentEnv,
   ...modelEnv(list),
   SCRATCHPAD_HOME: z
     .string()

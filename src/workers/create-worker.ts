@@ -17,6 +17,8 @@ import type { ToolOptions } from '../activities/tools/types';
 import type { Config } from '../config';
 import type { ObservationStore } from '../activities/observations/entry';
 import { checkingStoreReach, chosenObservationStore } from './observation-store';
+import { deploymentWorkerOptions } from './deployment';
+import { workerBuild } from '../config/deployment';
 
 /** Where the workflow code lives, for bundling and for replay. */
 import { WORKFLOWS_PATH, workflowBundleOptions, workflowWorkerOptions } from '../config/paths';
@@ -126,6 +128,7 @@ export async function createWorker(setup: WorkerSetup): Promise<Worker> {
       client: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter }),
     }),
     sinks: workerSinks(),
+    ...deploymentWorkerOptions(workerBuild(config)),
     ...setup.workerOptions,
     plugins: [
       ...(setup.workerOptions?.plugins ?? []),

@@ -14,6 +14,8 @@ import type { McpConfig } from '../activities/tools/mcp/config';
 import { type ToolInput, toolRegistryOf } from './tool-sources';
 import type { ObservationStore } from '../activities/observations/entry';
 import { type ObservationStoreChoice, chosenObservationStore, whileCheckingStoreReach } from './observation-store';
+import { type WorkerBuild, workerBuildFromEnv } from '../config/deployment';
+import { pluginDeploymentOptions } from './deployment';
 import { WORKER_LIVENESS_OPTIONS } from '../activities/heartbeat';
 
 /** What the plugin needs to run agents on a worker the user already has. */
@@ -57,6 +59,12 @@ export interface ScratchpadPluginOptions {
    * the CLI worker's: `SCRATCHPAD_OBSERVATIONS`, else `observations.db` in the data directory (`SCRATCHPAD_HOME`).
    */
   observations?: ObservationStoreChoice;
+  /**
+   * The Worker Deployment build this worker is (Worker Versioning): cycles and other runs finish on the build that
+   * started them, agents move to the build made current. By default `SCRATCHPAD_DEPLOYMENT` and `SCRATCHPAD_BUILD_ID`
+   * when set; `false`: unversioned. A worker given `workerDeploymentOptions` of its own keeps them.
+   */
+  deployment?: WorkerBuild | false;
   /** Everything else the activities take: offload threshold, a client for schedules; an `observations` store here wins. */
   activities?: Omit<ActivityDependencies, 'resolveModel' | 'tools' | 'toolRegistry'>;
 }
@@ -106,6 +114,7 @@ export function combinedWorkflowsPath(userWorkflowsPath: string | undefined): st
  */
 export class ScratchpadPlugin extends SimplePlugin {
   private readonly observations: ObservationStore;
+  private readonly build: WorkerBuild | undefined;
 
   constructor(options: ScratchpadPluginOptions) {
     const resolveModel = createModelResolver({
@@ -129,6 +138,7 @@ export class ScratchpadPlugin extends SimplePlugin {
       log: (line) => console.warn(line),
     });
     const observations = options.activities?.observations ?? chosenObservationStore(options.observations);
+    const build = options.deployment === false ? undefined : (options.deployment ?? workerBuildFromEnv());
     super({
       name: 'durable-scratchpad',
       activities: createActivities({ ...options.activities, observations, resolveModel, tools: limits, toolRegistry }),
@@ -143,6 +153,7 @@ export class ScratchpadPlugin extends SimplePlugin {
       },
     });
     this.observations = observations;
+    this.build = build;
   }
 
   // Says at start when other workers on the queue cannot read this worker's archives (a local store).
@@ -155,7 +166,8 @@ export class ScratchpadPlugin extends SimplePlugin {
   override configureWorker(options: WorkerOptions): WorkerOptions {
     // The user's own liveness settings win over the heartbeat pace the activities expect.
     const configured = { ...WORKER_LIVENESS_OPTIONS, ...super.configureWorker(options) };
-    return { ...configured, sinks: { ...workerSinks(), ...configured.sinks }, ...shared(configured) };
+    const versioning = pluginDeploymentOptions(configured.workerDeploymentOptions, this.build);
+    return { ...configured, sinks: { ...workerSinks(), ...configured.sinks }, ...shared(configured), ...versioning };
   }
 
   override configureReplayWorker(options: ReplayWorkerOptions): ReplayWorkerOptions {

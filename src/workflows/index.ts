@@ -1,3 +1,5 @@
+import type { VersioningBehavior } from '@temporalio/common';
+import { setWorkflowOptions, workflowInfo } from '@temporalio/workflow';
 import type { WorkflowTypes } from '../common/workflow-types';
 import type * as AgentModule from './agent/agent';
 import type * as AgentCycleModule from './agent-cycle';
@@ -31,3 +33,21 @@ export const researchWorker: WorkflowTypes['researchWorker'] = (...args) =>
 export const workerTools: WorkflowTypes['workerTools'] = (...args) =>
   (require('./tools/worker-tools') as typeof WorkerToolsModule).workerTools(...args);
 /* eslint-enable @typescript-eslint/no-require-imports */
+
+/*
+ * Worker Versioning, on workers given a deployment and build (SCRATCHPAD_DEPLOYMENT, the plugin's `deployment`):
+ * every workflow but the agent is one bounded run, so it stays on the build that started it and a new build may change
+ * its code freely. The agent lives for months, and a pinned one would keep starting its cycles on the old build (a
+ * child inherits a pinned parent's build) and keep that build's workers busy for good; so it moves to the current
+ * build at its next task, and its own code must replay the previous build's history (compat.ts). An unversioned worker
+ * must declare no behavior at all (the SDK refuses its tasks' completions): hence a getter, asked at each start.
+ */
+const versioned = (versioningBehavior: VersioningBehavior) => () =>
+  workflowInfo().currentDeploymentVersion?.deploymentName ? { versioningBehavior } : {};
+setWorkflowOptions(versioned('AUTO_UPGRADE'), agent);
+setWorkflowOptions(versioned('PINNED'), agentCycle);
+setWorkflowOptions(versioned('PINNED'), scheduledWake);
+setWorkflowOptions(versioned('PINNED'), stagedTask);
+setWorkflowOptions(versioned('PINNED'), research);
+setWorkflowOptions(versioned('PINNED'), researchWorker);
+setWorkflowOptions(versioned('PINNED'), workerTools);

@@ -11,6 +11,7 @@ import * as runtime from '../runtime';
 import { type ServeOptions, withToolOptions } from './serve';
 import { errorMessage } from '../../common/error-message';
 import { livePollers, localPid } from '../worker-presence';
+import { deploymentLines } from './deploy';
 
 /** What runs once {@link bringUp} returns: the server, the worker of the task queue, and what this call started. */
 export interface Running {
@@ -172,6 +173,7 @@ export async function psCommand(): Promise<number> {
       return pid === undefined || !ours.has(pid);
     });
     for (const poller of others) lines.push(`Also polling "${config.SCRATCHPAD_TASK_QUEUE}": ${poller.identity}`);
+    lines.push(...(await deploymentLines(client, config.SCRATCHPAD_TASK_QUEUE)));
   }
   if (!server && !answering && workers.length === 0) {
     lines.splice(

@@ -9,6 +9,9 @@ import * as runtime from '../runtime';
 import { startDirectiveBridge } from '../../clients/directive-bridge';
 import { type Config, modelAllowProblem } from '../../config';
 import { errorMessage } from '../../common/error-message';
+import { type DeploymentFlags, reportCurrentBuild, withDeployment } from './deploy';
+import { workerBuild } from '../../config/deployment';
+import { buildName } from '../../clients/deployments';
 
 function portOf(address: string): number {
   return Number(address.slice(address.lastIndexOf(':') + 1));
@@ -28,15 +31,17 @@ function describeModel(config: Config, spec: string | undefined): string {
 }
 
 /** `scratchpad worker`: poll the task queue until interrupted. */
-export async function workerCommand(options: ServeOptions): Promise<number> {
-  const config = withToolOptions(runtime.config(), options);
+export async function workerCommand(options: ServeOptions & DeploymentFlags): Promise<number> {
+  const config = withDeployment(withToolOptions(runtime.config(), options), options);
   const spec = workerModel(config, options.model);
   const toolRegistry = await runtime.loadTools(config);
   const worker = await runtime.startWorker({ config, modelSpec: spec, toolRegistry });
+  const build = workerBuild(config);
   process.stderr.write(
-    `Worker polling "${config.SCRATCHPAD_TASK_QUEUE}" at ${config.TEMPORAL_ADDRESS} with ${describeModel(config, spec)}; ` +
-      'Ctrl-C to stop.\n',
+    `Worker polling "${config.SCRATCHPAD_TASK_QUEUE}" at ${config.TEMPORAL_ADDRESS} with ${describeModel(config, spec)}` +
+      `${build ? `, as build ${buildName(build)}` : ''}; Ctrl-C to stop.\n`,
   );
+  if (build) void reportCurrentBuild(await runtime.client(config), config.SCRATCHPAD_TASK_QUEUE, build);
   await runtime.reportTools(toolRegistry, config);
   // With a board mirror, directives published on Redis reach research runs through this worker's process.
   const bridge = config.SCRATCHPAD_BOARD

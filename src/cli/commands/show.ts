@@ -11,6 +11,14 @@ import { STATES, type StateName, parseFormat } from '../options';
 import * as runtime from '../runtime';
 import { parseCycleWorkflowId } from '../../common/ids';
 import { requireAgent, settingsLines } from './agents';
+import {
+  type StatusBuilds,
+  buildLines,
+  memoryLines,
+  missingArchiveLines,
+  statusBuilds,
+  unknownOutcomeLines,
+} from './status-lines';
 
 // Every command here reads memos, search attributes and histories only: none needs a worker or a model.
 
@@ -86,6 +94,8 @@ interface StatusView extends AgentStatus {
   runningCycles: string[];
   /** False for an agent whose worker records no status in its memo: usage, queue and directives are unknown. */
   recorded: boolean;
+  /** The builds the agent and its running cycles are on, under Worker Versioning. */
+  builds?: StatusBuilds;
 }
 
 async function statusView(agents: Agents, overview: AgentOverview): Promise<StatusView> {
@@ -113,6 +123,7 @@ async function statusView(agents: Agents, overview: AgentOverview): Promise<Stat
     state: overview.state,
     runningCycles: overview.running,
     recorded: recorded !== undefined,
+    builds: await statusBuilds(agents.client, overview.agentId, overview.running),
   };
 }
 
@@ -160,42 +171,13 @@ export async function statusCommand(agentId: string, options: { json?: boolean }
       ...(status.fallbackModel ? [`model: the last call was answered by ${status.fallbackModel}, a fallback`] : []),
       ...memoryLines(status),
       ...missingArchiveLines(status),
+      ...buildLines(status.builds),
       'settings:',
       ...settingsLines(status.settings).map((line) => `  ${line}`),
       ...(status.notices?.length ? ['notices:', ...status.notices.map((line) => `  ${line}`)] : []),
     ].join('\n') + '\n',
   );
   return EXIT.ok;
-}
-
-/** Calls that may or may not have taken effect, each with the key to check by before it is repeated. */
-function unknownOutcomeLines(status: AgentStatus): string[] {
-  const calls = status.unknownOutcomes ?? [];
-  if (calls.length === 0) return [];
-  return [
-    `outcome unknown: ${calls.length} call(s) may or may not have taken effect; check each key before repeating it`,
-    ...calls.map((call) => `  ${call.tool} in ${call.cycleId} (iteration ${call.iteration}): key ${call.key}`),
-  ];
-}
-
-/** How long the memory has gone unchanged, when the agent records it. */
-function memoryLines(status: AgentStatus): string[] {
-  const turns = status.turnsSinceMemoryChanged;
-  if (turns === undefined) return [];
-  if (turns === 0) return ['memory: changed by the last cycle'];
-  const why = status.lastNoUpdate ? ` (last: ${status.lastNoUpdate})` : '';
-  return [`memory: unchanged for ${turns} cycle(s)${why}`];
-}
-
-/** The archives the last cycle could not read back, with what to do about it. */
-function missingArchiveLines(status: AgentStatus): string[] {
-  const ids = status.missingArchives ?? [];
-  if (ids.length === 0) return [];
-  return [
-    `archived memory missing: ${ids.join(', ')}: the worker's observation store does not hold these entries. ` +
-      "Point every worker at the store that archived them (SCRATCHPAD_OBSERVATIONS, the plugin's observations " +
-      'option; one redis://… for workers on several hosts); the memory keeps its pointers until then.',
-  ];
 }
 
 /** `scratchpad export AGENT`: the scratchpad and settings as JSON on stdout, in the form `import` reads. */

@@ -24,6 +24,13 @@ function workerOptions(command: Command): Command {
     .option(...MCP_CONFIG);
 }
 
+/** The options that make `worker` one build of a Worker Deployment (Worker Versioning). */
+function deploymentOptions(command: Command): Command {
+  return command
+    .option('--deployment <name>', 'run as a build of this Worker Deployment (overrides SCRATCHPAD_DEPLOYMENT)')
+    .option('--build-id <id>', "this worker's build in the deployment (overrides SCRATCHPAD_BUILD_ID)");
+}
+
 /** Adds the commands that run things: the demo, a dev server, a worker, cluster setup. */
 export function registerServerCommands(program: Command, action: LazyAction): void {
   const serve = () => import('../commands/serve');
@@ -49,7 +56,10 @@ export function registerServerCommands(program: Command, action: LazyAction): vo
     .action(action(lifecycle, 'downCommand'));
   program
     .command('ps')
-    .description('what runs: the dev server (address, Web UI, pid), background workers (pid, queue, model, log)')
+    .description(
+      'what runs: the dev server (address, Web UI, pid), background workers (pid, queue, model, log), the builds ' +
+        'serving the task queue',
+    )
     .action(action(lifecycle, 'psCommand'));
   workerOptions(
     program
@@ -59,9 +69,19 @@ export function registerServerCommands(program: Command, action: LazyAction): vo
           'foreground',
       ),
   ).action(action(serve, 'devCommand'));
-  workerOptions(program.command('worker').description('run a worker for the configured task queue')).action(
-    action(serve, 'workerCommand'),
-  );
+  deploymentOptions(
+    workerOptions(program.command('worker').description('run a worker for the configured task queue')),
+  ).action(action(serve, 'workerCommand'));
+  program
+    .command('deploy')
+    .argument('<build-id>', 'a build whose workers poll already')
+    .description(
+      'make a build current (Worker Versioning): new workflows start on it and agents move to it; cycles and runs ' +
+        'finish on the build that started them',
+    )
+    .option('--deployment <name>', 'the Worker Deployment (default SCRATCHPAD_DEPLOYMENT, else the one polling)')
+    .option('--json', 'print as JSON')
+    .action(action(() => import('../commands/deploy'), 'deployCommand'));
   program
     .command('tools')
     .description('the tools a running worker offers: name, source (builtin, code, mcp:NAME), policy, description')
