@@ -79,9 +79,14 @@ export function temporalServerConfig(layout: ClusterLayout, ports: ClusterPorts,
   };
 }
 
-/** Search attributes are usable the moment `setup` has added them; payloads are held to the dev server's limits. */
+/**
+ * Search attributes are usable the moment `setup` has added them; payloads are held to the dev server's limits. Worker
+ * Deployments (versioned workers, `scratchpad deploy`) are on by default in server 1.29: said here so that a changed
+ * default cannot turn them off under workers that use them.
+ */
 export const DYNAMIC_CONFIG = {
   'system.forceSearchAttributesCacheRefreshOnRead': [{ value: true, constraints: {} }],
+  'system.enableDeploymentVersions': [{ value: true, constraints: {} }],
   ...Object.fromEntries(
     Object.entries(PAYLOAD_LIMIT_SETTINGS).map(([key, value]) => [key, [{ value, constraints: {} }]]),
   ),
