@@ -1,5 +1,6 @@
 import * as os from 'node:os';
 import type { Client } from '@temporalio/client';
+import { optionalTsToMs } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
 import type { WorkerBuild } from '../config/deployment';
 import { visibilityString } from './visibility';
@@ -48,8 +49,8 @@ export async function workflowBuild(client: Client, workflowId: string): Promise
 export interface QueueBuild extends WorkerBuild {
   /** As the deployment sees it: `current`, `ramping`, `draining` (pinned work left), `drained`, `inactive`. */
   status: string;
-  /** Identities of its workers polling the queue. */
-  pollers: string[];
+  /** Its workers the server lists on the queue (gone ones too, for minutes), with their last poll. */
+  pollers: { identity: string; lastAccessMs: number | undefined }[];
   /** Open workflows of the queue on this build. */
   running: number;
   /** Those of them pinned to it: its workers must run until these finish. */
@@ -105,7 +106,8 @@ export async function queueBuilds(client: Client, taskQueue: string): Promise<Qu
     const versioned =
       options?.workerVersioningMode === temporal.api.enums.v1.WorkerVersioningMode.WORKER_VERSIONING_MODE_VERSIONED;
     const build = versioned ? buildOf(options) : undefined;
-    return build ? [{ ...build, identity: poller.identity ?? '' }] : [];
+    const seen = { identity: poller.identity ?? '', lastAccessMs: optionalTsToMs(poller.lastAccessTime) };
+    return build ? [{ ...build, ...seen }] : [];
   });
   const current = buildOf(response.versioningInfo?.currentDeploymentVersion);
   const names = new Set([
@@ -118,7 +120,7 @@ export async function queueBuilds(client: Client, taskQueue: string): Promise<Qu
       const own = pollers.filter((poller) => buildName(poller) === buildName(version));
       builds.push({
         ...version,
-        pollers: own.map((poller) => poller.identity),
+        pollers: own.map(({ identity, lastAccessMs }) => ({ identity, lastAccessMs })),
         ...(await openOn(client, taskQueue, version)),
       });
     }

@@ -1,5 +1,5 @@
 import * as net from 'node:net';
-import { Connection } from '@temporalio/client';
+import { Connection, type ConnectionOptions } from '@temporalio/client';
 
 function splitAddress(address: string): { host: string; port: number } {
   const colon = address.lastIndexOf(':');
@@ -21,12 +21,16 @@ export function isPortOpen(address: string, timeoutMs: number): Promise<boolean>
   });
 }
 
-async function withConnection(address: string, timeoutMs: number, use: (connection: Connection) => Promise<unknown>) {
+/** A server's address, or the address with how to reach it (TLS, API key) as configuration gives it. */
+type Target = string | (ConnectionOptions & { address: string });
+
+async function withConnection(target: Target, timeoutMs: number, use: (connection: Connection) => Promise<unknown>) {
+  const options = typeof target === 'string' ? { address: target } : target;
   // A plain TCP probe first: a refused port fails at once, where the gRPC connect would wait out its deadline.
-  if (!(await isPortOpen(address, timeoutMs))) return false;
+  if (!(await isPortOpen(options.address, timeoutMs))) return false;
   let connection: Connection | undefined;
   try {
-    connection = await Connection.connect({ address, connectTimeout: timeoutMs });
+    connection = await Connection.connect({ ...options, connectTimeout: timeoutMs });
     await use(connection);
     return true;
   } catch {
@@ -36,10 +40,10 @@ async function withConnection(address: string, timeoutMs: number, use: (connecti
   }
 }
 
-/** Whether a Temporal frontend answers gRPC at `address` (host:port) within `timeoutMs`. */
-export function isServerAnswering(address: string, timeoutMs = 1000): Promise<boolean> {
+/** Whether a Temporal frontend answers gRPC at `target` (host:port, or with its TLS settings) within `timeoutMs`. */
+export function isServerAnswering(target: Target, timeoutMs = 1000): Promise<boolean> {
   // A call the server must answer: connecting alone succeeds against any HTTP/2 endpoint (a proxy, another service).
-  return withConnection(address, timeoutMs, (connection) => connection.workflowService.getClusterInfo({}));
+  return withConnection(target, timeoutMs, (connection) => connection.workflowService.getClusterInfo({}));
 }
 
 /** Whether the server at `address` answers and knows `namespace`. */

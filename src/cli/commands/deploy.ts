@@ -5,6 +5,7 @@ import { workerBuildFromEnv } from '../../config/deployment';
 import { errorMessage } from '../../common/error-message';
 import { CliError, EXIT } from '../errors';
 import * as runtime from '../runtime';
+import { isPollerAlive } from '../worker-presence';
 
 /** The deployment a command means: the option, SCRATCHPAD_DEPLOYMENT, else the one whose workers poll the queue. */
 async function chosenDeployment(client: Client, taskQueue: string, named: string | undefined): Promise<string> {
@@ -62,11 +63,11 @@ export async function deployCommand(buildId: string, options: { deployment?: str
 }
 
 function buildLine(build: QueueBuild): string {
-  const workers = build.pollers.length === 0 ? 'no worker' : `workers ${build.pollers.join(', ')}`;
+  const pollers = build.pollers.filter((poller) => isPollerAlive(poller)).map((poller) => poller.identity);
+  const workers = pollers.length === 0 ? 'no worker' : `workers ${pollers.join(', ')}`;
   const open = `${build.running} open workflow(s) on it`;
   const pinned = build.pinned > 0 && build.status !== 'current' ? ` (${build.pinned} pinned: keep its workers)` : '';
-  const idle =
-    build.pinned === 0 && build.status !== 'current' && build.pollers.length > 0 ? ' (its workers may stop)' : '';
+  const idle = build.pinned === 0 && build.status !== 'current' && pollers.length > 0 ? ' (its workers may stop)' : '';
   return `Build ${buildName(build)}: ${build.status}; ${workers}; ${open}${pinned}${idle}`;
 }
 

@@ -146,7 +146,8 @@ export async function psCommand(): Promise<number> {
   const config = runtime.config();
   const lines: string[] = [];
   const server = runningDevServer(config.home);
-  const answering = await isServerAnswering(config.TEMPORAL_ADDRESS);
+  // With the configured TLS and API key: a cluster that wants them answers no plain probe.
+  const answering = await isServerAnswering(config.temporal);
   if (server) {
     const ui = server.uiUrl ? `, Web UI ${server.uiUrl}` : '';
     lines.push(
