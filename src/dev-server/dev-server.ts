@@ -69,6 +69,10 @@ export function devServerArgs(settings: {
   // activity task ~40 ms before a worker sees it (measured by bench/cycle-overhead); a single-process server can poll
   // far more often.
   args.push('--dynamic-config-value', 'history.transferProcessorMaxPollRPS=10000');
+  // Its timer queue likewise: a heartbeat timeout and the retry after it each fired up to a second late (both timer
+  // tasks), which was most of what a killed worker's call waited beyond its 4 s heartbeat timeout (test/faults).
+  args.push('--dynamic-config-value', 'history.timerProcessorMaxPollRPS=10000');
+  args.push('--dynamic-config-value', 'history.timerProcessorMaxTimeShift="100ms"');
   args.push(...payloadLimitArgs());
   return [...args, '--namespace', settings.namespace, '--log-level', 'warn'];
 }
