@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from './free-port';
-import { payloadLimitArgs } from './payload-limits';
+import { TIMER_SETTINGS, payloadLimitArgs } from './payload-limits';
 import { stopProcess } from './process-control';
 import { ensureTemporalCli, logToStderr } from './provision';
 import { SEARCH_ATTRIBUTES } from '../common/search-attributes';
@@ -69,10 +69,9 @@ export function devServerArgs(settings: {
   // activity task ~40 ms before a worker sees it (measured by bench/cycle-overhead); a single-process server can poll
   // far more often.
   args.push('--dynamic-config-value', 'history.transferProcessorMaxPollRPS=10000');
-  // Its timer queue likewise: a heartbeat timeout and the retry after it each fired up to a second late (both timer
-  // tasks), which was most of what a killed worker's call waited beyond its 4 s heartbeat timeout (test/faults).
-  args.push('--dynamic-config-value', 'history.timerProcessorMaxPollRPS=10000');
-  args.push('--dynamic-config-value', 'history.timerProcessorMaxTimeShift="100ms"');
+  for (const [key, value] of Object.entries(TIMER_SETTINGS)) {
+    args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
+  }
   args.push(...payloadLimitArgs());
   return [...args, '--namespace', settings.namespace, '--log-level', 'warn'];
 }

@@ -18,3 +18,12 @@ export function payloadLimitArgs(): string[] {
     `${key}=${value}`,
   ]);
 }
+
+/**
+ * Timer queue settings that let a missed heartbeat and the retry after it fire on time: by default each may fire up
+ * to a second late, which was most of what a killed worker's call waited beyond its heartbeat timeout (test/faults).
+ */
+export const TIMER_SETTINGS = {
+  'history.timerProcessorMaxPollRPS': 10000,
+  'history.timerProcessorMaxTimeShift': '100ms',
+} as const;

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { stringify } from 'yaml';
 import { type ClusterLayout, type ClusterPorts, DATABASES, DB_PASSWORD, DB_USER } from './layout';
 import type { TlsFiles } from './tls';
-import { PAYLOAD_LIMIT_SETTINGS } from '../payload-limits';
+import { PAYLOAD_LIMIT_SETTINGS, TIMER_SETTINGS } from '../payload-limits';
 
 /** The environment name the generated files carry: `<configDir>/temporal/cluster.yaml`, `.../ui/cluster.yaml`. */
 export const CONFIG_ENV = 'cluster';
@@ -88,7 +88,10 @@ export const DYNAMIC_CONFIG = {
   'system.forceSearchAttributesCacheRefreshOnRead': [{ value: true, constraints: {} }],
   'system.enableDeploymentVersions': [{ value: true, constraints: {} }],
   ...Object.fromEntries(
-    Object.entries(PAYLOAD_LIMIT_SETTINGS).map(([key, value]) => [key, [{ value, constraints: {} }]]),
+    Object.entries({ ...PAYLOAD_LIMIT_SETTINGS, ...TIMER_SETTINGS }).map(([key, value]) => [
+      key,
+      [{ value, constraints: {} }],
+    ]),
   ),
 };
 
