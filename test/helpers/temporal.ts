@@ -19,17 +19,18 @@ export function uniqueTaskQueue(name: string): string {
   return `${name}-${randomUUID()}`;
 }
 
-/** The first value of `probe` that `accept` takes, polling every half second; a probe that throws counts as not yet. */
+/** The first value of `probe` that `accept` takes, polling every `intervalMs`; a probe that throws counts as not yet. */
 export async function waitFor<T>(
   probe: () => Promise<T>,
   accept: (value: T) => boolean,
   timeoutMs = 60_000,
+  intervalMs = 500,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe().catch(() => undefined);
     if (value !== undefined && accept(value)) return value;
     if (Date.now() > deadline) throw new Error(`gave up waiting; last value ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }

@@ -19,7 +19,7 @@ import {
 } from '../../src/dev-server/llama-server';
 import { createWorker } from '../../src/workers/create-worker';
 import { runCli } from '../helpers/cli';
-import { uniqueTaskQueue } from '../helpers/temporal';
+import { uniqueTaskQueue, waitFor } from '../helpers/temporal';
 import { useWorkflowEnvironment } from '../helpers/worker';
 
 /*
@@ -213,30 +213,31 @@ describe('cancelling a turn', () => {
     return slots.some((slot) => slot.is_processing);
   }
 
-  async function until(condition: () => Promise<boolean>, timeoutMs: number): Promise<number> {
-    const started = Date.now();
-    while (!(await condition())) {
-      if (Date.now() - started > timeoutMs) throw new Error(`not within ${timeoutMs} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    return Date.now() - started;
-  }
-
   it('stops the server generating within seconds, not at the output cap', async () => {
     const { worker, taskQueue } = await modelWorker(spec(plain, '#text'));
     const target = { ...newAgent(taskQueue), settings: { maxOutputTokens: { respond: 8000, reflect: 64, task: 64 } } };
     const agents = new Agents(env.client);
     await worker.runUntil(async () => {
       const sent = agents.send(target, { message: 'Write a very long story about a dragon.' }).catch((error) => error);
-      let cycleId: string | undefined;
-      await until(async () => {
-        cycleId = (await agents.status(target.agentId).catch(() => undefined))?.running?.cycleId;
-        return cycleId !== undefined && (await generating(plain));
-      }, 120_000);
+      const running = async () => (await agents.status(target.agentId)).running?.cycleId;
+      const cycleId = await waitFor(running, (id) => id !== undefined, 120_000, 100);
+      await waitFor(
+        () => generating(plain),
+        (busy) => busy,
+        120_000,
+        100,
+      );
       await agents.cancelCycle(target, cycleId!);
+      const cancelled = Date.now();
       // At 8,000 tokens the reply would go on for minutes; the heartbeat delivers the cancellation within a second or
       // two, and the closed stream stops the slot.
-      const stopped = await until(async () => !(await generating(plain)), 20_000);
+      await waitFor(
+        () => generating(plain),
+        (busy) => !busy,
+        20_000,
+        100,
+      );
+      const stopped = Date.now() - cancelled;
       expect(stopped).toBeLessThan(20_000);
       expect(await sent).toMatchObject({ outcome: 'cancelled' });
     });
