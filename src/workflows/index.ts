@@ -39,8 +39,9 @@ export const workerTools: WorkflowTypes['workerTools'] = (...args) =>
  * every workflow but the agent is one bounded run, so it stays on the build that started it and a new build may change
  * its code freely. The agent lives for months, and a pinned one would keep starting its cycles on the old build (a
  * child inherits a pinned parent's build) and keep that build's workers busy for good; so it moves to the current
- * build at its next task, and its own code must replay the previous build's history (compat.ts). An unversioned worker
- * must declare no behavior at all (the SDK refuses its tasks' completions): hence a getter, asked at each start.
+ * build at its next task, and a change to its own code must replay the previous build's history (README, Upgrading).
+ * An unversioned worker must declare no behavior at all (the SDK refuses its tasks' completions): hence a getter,
+ * asked at each start.
  */
 const versioned = (versioningBehavior: VersioningBehavior) => () =>
   workflowInfo().currentDeploymentVersion?.deploymentName ? { versioningBehavior } : {};

@@ -5,7 +5,6 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { workerSinks } from '../../src/workers/create-worker';
 import { bundleWorkflows } from '../helpers/worker';
-import { PATCHES } from '../../src/workflows/compat';
 
 const HISTORIES = path.join(__dirname, 'histories');
 const files = fs.readdirSync(HISTORIES).filter((file) => file.endsWith('.json'));
@@ -191,16 +190,14 @@ describe('saved histories replay against the current workflow code', () => {
     );
     expect(cycle.some((event) => event.workflowExecutionCancelRequestedEventAttributes)).toBe(true);
     expect(cycle.some((event) => event.activityTaskCancelRequestedEventAttributes)).toBe(true);
-    expect(patchIds(cycle)).toContain('ui-outcome-memo');
     expect(String(memos(cycle).at(-1)?.outcome)).toMatch(/^cancelled: .*keeps its scratchpad/);
     expect(upserted(cycle, 'CycleOutcome')).toEqual(['cancelled']);
     expect(cycle.at(-1)?.workflowExecutionCanceledEventAttributes).toBeTruthy();
   });
 
-  it("covers 0.5.0's ui-outcome-memo on a failed cycle: the outcome line and details in its memo", () => {
+  it('covers the outcome memo of a failed cycle: the outcome line and details in its memo', () => {
     const events = load('agent-cycle-failed-outcome-memo.json').events ?? [];
     expect(events.some((event) => event.activityTaskFailedEventAttributes)).toBe(true);
-    expect(patchIds(events)).toEqual(['tool-catalogue', 'ui-outcome-memo']);
     const [memo, ...more] = memos(events);
     expect(more).toEqual([]);
     expect(String(memo?.outcome)).toMatch(/^failed: .*401 invalid api key/);
@@ -209,13 +206,12 @@ describe('saved histories replay against the current workflow code', () => {
     expect(events.at(-1)?.workflowExecutionCompletedEventAttributes).toBeTruthy();
   });
 
-  it("covers 0.5.0's ui-outcome-memo on a staged run: verified, with its stage and verification in the details", () => {
+  it('covers the outcome memo of a staged run: verified, with its stage and verification in the details', () => {
     const events = load('staged-task-outcome-memo.json').events ?? [];
     const children = events.flatMap((event) => event.startChildWorkflowExecutionInitiatedEventAttributes ?? []);
     expect(children.map((child) => child.workflowId)).toEqual(['staged/replay-staged-task-outcome-memo/1/stage-1']);
     const activities = events.flatMap((event) => event.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
     expect(activities).toEqual(['runVerification']);
-    expect(patchIds(events)).toEqual(['staged-files', 'ui-outcome-memo']);
     const [memo, ...more] = memos(events);
     expect(more).toEqual([]);
     expect(memo?.outcome).toBe('verified: `test -f a.txt` passed');
@@ -224,16 +220,9 @@ describe('saved histories replay against the current workflow code', () => {
     expect(events.at(-1)?.workflowExecutionCompletedEventAttributes).toBeTruthy();
   });
 
-  it('carries no patch marker that workflows/compat.ts does not list', () => {
-    const listed = new Set(PATCHES.map((patch) => patch.id));
-    const unlisted = files.flatMap((file) =>
-      (load(file).events ?? []).flatMap((event) => {
-        const data = event.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0]?.data;
-        const id = data ? (JSON.parse(Buffer.from(data).toString('utf8')) as { id: string }).id : undefined;
-        return id !== undefined && !listed.has(id) ? [`${file}: ${id}`] : [];
-      }),
-    );
-    expect(unlisted).toEqual([]);
+  it('carries no patch marker: histories are re-recorded instead (test/unit/no-patches.test.ts)', () => {
+    const marked = files.flatMap((file) => patchIds(load(file).events ?? []).map((id) => `${file}: ${id}`));
+    expect(marked).toEqual([]);
   });
 
   it('an edited history raises DeterminismViolationError', async () => {

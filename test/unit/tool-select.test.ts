@@ -1,4 +1,4 @@
-import { selectTools, needsCatalogue } from '../../src/core/tools/select';
+import { selectTools } from '../../src/core/tools/select';
 import { CycleInputSchema } from '../../src/core/cycle/input';
 import { defaultScratchpad } from '../../src/core/scratchpad/scratchpad';
 import { agentSelection } from '../../src/cli/commands/tools';
@@ -37,14 +37,6 @@ describe('tool selection by names and globs', () => {
 
   it('treats other characters literally', () => {
     expect(selectTools(['fs.read'], [{ name: 'fs_read', source: 'builtin' }], []).unmatched).toEqual(['fs.read']);
-  });
-
-  it('needs the catalogue for the default, a glob or a name not built in', () => {
-    const known = ['echo', 'fs_read'];
-    expect(needsCatalogue(undefined, known)).toBe(true);
-    expect(needsCatalogue(['echo'], known)).toBe(false);
-    expect(needsCatalogue(['fs_*'], known)).toBe(true);
-    expect(needsCatalogue(['lookup_order'], known)).toBe(true);
   });
 
   it('scratchpad tools --agent: settings naming no tools get the worker default selection, as cycles do', () => {

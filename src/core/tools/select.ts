@@ -47,8 +47,3 @@ export function selectTools(
   }
   return { offered: [...chosen], unmatched };
 }
-
-/** Whether patterns need the worker's catalogue: a glob, or a name that is not one of the built-ins a cycle knows. */
-export function needsCatalogue(patterns: readonly string[] | undefined, known: readonly string[]): boolean {
-  return patterns === undefined || patterns.some((pattern) => /[*?]/.test(pattern) || !known.includes(pattern));
-}

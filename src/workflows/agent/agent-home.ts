@@ -1,4 +1,4 @@
-import { ApplicationFailure, patched, upsertMemo, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, upsertMemo, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import {
   type AgentInput,
   type AgentSettings,
@@ -165,7 +165,7 @@ export class AgentHome {
 
   configure(changes: Partial<AgentSettings>): AgentSettings {
     this.settings = AgentSettingsSchema().parse({ ...this.settings, ...changes });
-    if (patched('settings-memo')) this.persist(); // `status` and `export` read them from the memo
+    this.persist(); // `status` and `export` read them from the memo
     return this.settings;
   }
 

@@ -44,7 +44,7 @@ export class WorkQueue {
 
   /**
    * Queues a chat turn; resolves with its reply as soon as its cycle sends it ({@link reply}), or once the cycle has
-   * ended (a cycle that sends none: single-phase, a failed respond, histories from before the reply came first).
+   * ended (a cycle that sends none: single-phase, a failed respond, a reply past the payload budget).
    */
   async ask(message: string, model?: string): Promise<SendResult> {
     const id = this.push({ kind: 'chat', message, ...(model ? { model } : {}) });

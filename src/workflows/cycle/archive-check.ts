@@ -25,8 +25,7 @@ export function missingArchivesNote(ids: readonly string[]): string {
 export async function collectAndCheckArchives(run: CycleRun): Promise<string[]> {
   const { agentId, before } = run.input;
   const archiveIds = archivePointerIds(before);
-  // A history recorded before this check has `{ removed }` alone as the answer: nothing reported missing.
-  const { missingArchives = [] } = await gcObservations({ agentId, cycleId: run.cycleId, archiveIds });
+  const { missingArchives } = await gcObservations({ agentId, cycleId: run.cycleId, archiveIds });
   if (missingArchives.length > 0) {
     const note = missingArchivesNote(missingArchives);
     if (!run.state.notes.includes(note)) run.state = { ...run.state, notes: appendNote(run.state.notes, note) };

@@ -1,4 +1,4 @@
-import { getExternalWorkflowHandle, patched, workflowInfo } from '@temporalio/workflow';
+import { getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
 import {
   buildReflectMessages,
   buildRespondMessages,
@@ -120,7 +120,7 @@ function replyFirst(run: CycleRun, input: InputOf<'chat'>, turn: { reply: string
   const parent = workflowInfo().parent;
   if (parent?.workflowId !== agentWorkflowId(input.agentId)) return;
   const args = { cycleId: run.cycleId, reply: turn.reply, outcome: turn.outcome };
-  if (payloadRefusal(args, 'the reply') !== null || !patched('reply-first')) return;
+  if (payloadRefusal(args, 'the reply') !== null) return;
   // Not awaited: reflect's model call goes out in the same workflow task. A parent gone meanwhile changes nothing.
   void getExternalWorkflowHandle(parent.workflowId, parent.runId)
     .signal(replySignal, args)

@@ -1,4 +1,4 @@
-import { log, patched, proxyActivities, setCurrentDetails } from '@temporalio/workflow';
+import { log, proxyActivities, setCurrentDetails } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import {
   applyArchive,
@@ -224,7 +224,7 @@ export class CycleRun {
    */
   async enforceBudget(budget = this.input.budgetChars): Promise<number> {
     // Known in chunks, so the cached prompt prefix it sits in lasts from one cut to the next.
-    const chunked = cutsKnown(this.state, budget) && patched('chunked-known-archive');
+    const chunked = cutsKnown(this.state, budget);
     let moved = 0;
     for (const cut of planArchive(this.state, budget, chunked)) {
       const id = await this.archiver(cut.section, cut.removed);

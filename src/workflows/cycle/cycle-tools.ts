@@ -1,10 +1,10 @@
-import { ActivityFailure, TimeoutFailure, patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { ActivityFailure, TimeoutFailure, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import type { ToolCallInput, Observation } from '../../core/tools/observation';
 import { SCRATCHPAD_READ } from '../../core/tools/observation';
-import { ACTIVITY_TOOLS, CYCLE_TOOLS, SPAWN_SUBAGENT } from '../../core/tools/catalogue';
+import { CYCLE_TOOLS, SPAWN_SUBAGENT } from '../../core/tools/catalogue';
 import type { ApprovalPolicy, CatalogueEntry } from '../../core/tools/descriptor';
-import { needsCatalogue, selectTools } from '../../core/tools/select';
+import { selectTools } from '../../core/tools/select';
 import { failureMessage } from '../../common/failure';
 import { fallbackIdempotencyKey, unknownOutcomeObservation } from '../../core/tools/idempotency';
 import { listToolsOptions, toolActivityOptions } from './activity-options';
@@ -66,17 +66,6 @@ export class CycleTools {
     private readonly runTool: Activities['runTool'],
   ) {
     this.selected = patterns ?? CYCLE_TOOLS;
-  }
-
-  /**
-   * Whether this cycle lists the worker's tools: not when its tools are all this package's own, nor in a history
-   * from before listing. Asked at the very start of the cycle: a patch marker after a local activity's marker in the
-   * same workflow task does not replay.
-   */
-  lists(): boolean {
-    const known = [...ACTIVITY_TOOLS, SPAWN_SUBAGENT, SCRATCHPAD_READ, ...this.handled];
-    // Since approvals, always: whether a built-in asks for approval is the worker's policy (SCRATCHPAD_APPROVE).
-    return (needsCatalogue(this.patterns, known) || patched('approvals')) && patched('tool-catalogue');
   }
 
   /** The worker's approval policy for a tool; undefined when the cycle did not list the catalogue or it lacks the tool. */

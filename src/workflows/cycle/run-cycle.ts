@@ -57,14 +57,14 @@ export async function runCycle(input: ParsedCycleInput, features: readonly Cycle
   });
   run.approvals.register();
 
-  const listsTools = run.tools.lists();
   let outcome: CycleOutcome;
   let reply: string | undefined;
   let error: string | undefined;
   let missingArchives: string[] = [];
   try {
     missingArchives = await collectAndCheckArchives(run);
-    if (listsTools) await run.loadTools();
+    // Always: whether even a built-in asks for approval is the worker's policy, which only its catalogue carries.
+    await run.loadTools();
     if (input.kind === 'chat') {
       ({ outcome, reply } = await runChatTurn(run, input));
     } else {
@@ -130,6 +130,6 @@ function recordEnd(
     reply,
     after: cancelled ? run.input.before : run.state,
   };
-  if (!recordOutcomeMemo(cycleOutcomeLine(end), cycleDetails(end))) return;
+  recordOutcomeMemo(cycleOutcomeLine(end), cycleDetails(end));
   if (cancelled) upsertSearchAttributes([{ key: cycleOutcomeKey, value: outcome }]);
 }

@@ -1,4 +1,4 @@
-import { condition, patched, proxyActivities } from '@temporalio/workflow';
+import { condition, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import type { MirroredEntry } from '../../activities/research/mirror';
 import type { BoardEntry } from '../../core/research/board';
@@ -19,29 +19,22 @@ const final = proxyActivities<Activities>({
   startToCloseTimeout: '10s',
   retry: { initialInterval: '1s', maximumAttempts: FINAL_ATTEMPTS },
 });
-// Histories recorded before the lane awaited the mirror after every evaluation, with these options.
-const legacy = proxyActivities<Activities>({ startToCloseTimeout: '1m', retry: { maximumAttempts: 10 } });
 
 /** How long the run's end waits for a batch in flight before its last one. */
 const FINAL_WAIT_MS = 20_000;
 
 /** The Redis mirror as the supervisor's loop drives it. */
 export interface Mirroring {
-  /** After each evaluation: the lane starts a batch and returns; only histories from before it wait here. */
-  afterEvaluation(): Promise<void> | undefined;
+  /** After each evaluation: the lane starts a batch and returns; the loop never waits on the mirror. */
+  afterEvaluation(): void;
   /** At the run's end: the last entries and the TTL, in a bounded time. */
   atEnd(): Promise<void>;
 }
 
-/**
- * The run's mirror, when it has one (`SCRATCHPAD_BOARD`). Called once, before the run's first command, so a
- * history recorded before the lane replays with the mirror it had.
- */
+/** The run's mirror, when it has one (`SCRATCHPAD_BOARD`). */
 export function startMirroring(run: ResearchRun): Mirroring | undefined {
   const url = run.input.mirror;
-  if (!url) return undefined;
-  // workflows/compat.ts: the mirror runs beside the supervisor's loop instead of inside it.
-  return patched('research-mirror-lane') ? new MirrorLane(run, url) : legacyMirroring(run, url);
+  return url ? new MirrorLane(run, url) : undefined;
 }
 
 /**
@@ -59,12 +52,11 @@ class MirrorLane implements Mirroring {
     run.mirror ??= { state: 'mirroring' };
   }
 
-  afterEvaluation(): undefined {
-    if (this.busy || this.run.entries.length === this.run.mirrored) return undefined;
+  afterEvaluation(): void {
+    if (this.busy || this.run.entries.length === this.run.mirrored) return;
     this.busy = true;
     // Not awaited: evaluation never waits on Redis. `drain` settles every failure itself.
     void this.drain(false).then(() => (this.busy = false));
-    return undefined;
   }
 
   async atEnd(): Promise<void> {
@@ -122,15 +114,4 @@ function batchOf(pending: readonly BoardEntry[]): MirroredEntry[] {
   const { id, type, author, turn, createdAt } = pending[0] as BoardEntry;
   const omitted = `${payloadBytes(pending[0])} bytes, too large to mirror: read it with the run's board query`;
   return [{ id, type, author, turn, createdAt, body: { omitted } }];
-}
-
-/** The mirror as it was: awaited after every evaluation, with retries that outlast a short outage. */
-function legacyMirroring(run: ResearchRun, url: string): Mirroring {
-  const mirror = async (last: boolean): Promise<void> => {
-    const fresh = run.entries.slice(run.mirrored);
-    if (fresh.length === 0 && !last) return;
-    await legacy.mirrorEntries({ url, runId: run.input.runId, entries: fresh, final: last });
-    run.mirrored += fresh.length;
-  };
-  return { afterEvaluation: () => mirror(false), atEnd: () => mirror(true) };
 }

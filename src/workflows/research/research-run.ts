@@ -64,8 +64,6 @@ export class ResearchRun {
   /** Model usage by model: the supervisor's planning calls, and each worker's from the write that ended it. */
   usageByModel: Record<string, Usage>;
   private readonly usageCounted: Set<string>;
-  /** True when the run gives workers tokens, forwards directives and asks its model for queries (compat.ts). */
-  capable = false;
   /** The workers' capability tokens: a worker's write must present its own. */
   readonly tokens: CapabilityTokens;
   /** The calls running workers' cycles wait on for a person (approvals.ts). */

@@ -1,4 +1,4 @@
-import { type ChildWorkflowHandle, isCancellation, log, patched, setHandler } from '@temporalio/workflow';
+import { type ChildWorkflowHandle, isCancellation, log, setHandler } from '@temporalio/workflow';
 import type { Draft } from '../../core/research/board';
 import { type CycleResult, DirectiveTextSchema, MAX_CYCLE_DIRECTIVES } from '../../core/cycle/input';
 import { totalUsage } from '../../core/cycle/model';
@@ -27,8 +27,7 @@ export async function researchWorker(rawInput: WorkerInput): Promise<WorkerResul
   const write = (draft: Draft, usage?: CycleResult['usageByModel']) => writeAsWorker(research, draft, usage);
   const directives = new DirectiveRelay();
   setHandler(directiveSignal, (raw) => directives.receive(raw));
-  // workflows/compat.ts: workers from before it leave their investigation's waits unread (no signal to the supervisor).
-  if (patched('research-approvals')) relayApprovalWaits();
+  relayApprovalWaits();
   const fact = { entity: input.entity, field: input.field };
   if (!input.delegated) {
     const claim = await write({ type: 'PENDING', body: { ...fact, assignedTo: input.workerId } });

@@ -4,7 +4,6 @@ import {
   condition,
   isCancellation,
   continueAsNew,
-  patched,
   proxyActivities,
   setCurrentDetails,
   setHandler,
@@ -67,7 +66,8 @@ export async function research(rawInput: ResearchInput, rawHandover?: ResearchHa
 function recordThrown(error: unknown): void {
   const outcome = isCancellation(error) ? 'cancelled' : 'failed';
   const line = outcomeLine(outcome, failureMessage(error));
-  if (recordOutcomeMemo(line, line)) upsertSearchAttributes([{ key: cycleOutcomeKey, value: outcome }]);
+  recordOutcomeMemo(line, line);
+  upsertSearchAttributes([{ key: cycleOutcomeKey, value: outcome }]);
 }
 
 async function supervise(rawInput: ResearchInput, rawHandover?: ResearchHandover): Promise<ResearchResult> {
@@ -75,10 +75,6 @@ async function supervise(rawInput: ResearchInput, rawHandover?: ResearchHandover
   const { workflowId } = workflowInfo();
   const run = new ResearchRun(input, workflowId, Date.now(), handover);
   installHandlers(run);
-  // workflows/compat.ts: runs from before it wake only on a board change, and hand over their board unchecked.
-  const bounded = patched('research-bounded-loop');
-  // workflows/compat.ts: runs from before it give workers no tokens, forward no directives, ask no model for queries.
-  run.capable = patched('research-worker-capabilities');
   const mirroring = startMirroring(run);
   upsertSearchAttributes([
     { key: researchRunKey, value: input.runId },
@@ -90,16 +86,15 @@ async function supervise(rawInput: ResearchInput, rawHandover?: ResearchHandover
     run.dirty = false;
     run.turn += 1;
     await evaluate(run);
-    const mirrored = mirroring?.afterEvaluation();
-    if (mirrored) await mirrored;
-    if (bounded) endIfTooLarge(run);
+    mirroring?.afterEvaluation();
+    endIfTooLarge(run);
     setCurrentDetails(researchDetails(run.entries, run.status()));
     if (run.outcome !== 'running') break;
     const left = run.startedAt + input.timeLimitMs - Date.now();
     // A flood of messages that change nothing still grows the history: it wakes the loop to continue as new.
     const historyFull = () =>
       workflowInfo().historyLength > input.continueAsNewEvents || workflowInfo().continueAsNewSuggested;
-    if (left <= 0 || !(await condition(() => run.dirty || (bounded && historyFull()), left))) {
+    if (left <= 0 || !(await condition(() => run.dirty || historyFull(), left))) {
       run.finish('incomplete');
       break;
     }
@@ -107,7 +102,7 @@ async function supervise(rawInput: ResearchInput, rawHandover?: ResearchHandover
       await condition(allHandlersFinished);
       const next = run.handover();
       // Checked before it is sent: a handover the next run would refuse, or the server would, ends this one instead.
-      const refusal = bounded ? handoverRefusal(next) : null;
+      const refusal = handoverRefusal(next);
       if (refusal === null) await continueAsNew<typeof research>(rawInput, next);
       run.finish('incomplete');
       run.missing.push(run.note('board:handover', `the run could not continue as new: ${refusal}`).text);
@@ -209,7 +204,7 @@ async function evaluate(run: ResearchRun): Promise<void> {
     takeWorkerNumbers: (next) => void (run.nextWorker = next),
     start: (worker) => spawn(run, worker),
     finish: (outcome) => run.finish(outcome),
-    ...(run.capable && { forwardDirectives: (texts: readonly string[]) => forwardDirectives(run, texts) }),
+    forwardDirectives: (texts: readonly string[]) => forwardDirectives(run, texts),
   };
   for (const decided of evaluationSteps(run, { ...run.input, workerId: workerIdOf(run.input) })) {
     // Awaited only when the model writes a query: any other step runs on as it did before queries existed.

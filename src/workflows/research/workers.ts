@@ -24,7 +24,7 @@ import { workerInputRefusal } from './research-input';
 
 const { callModel } = proxyActivities<Activities>(modelActivityOptions(3));
 
-/** Starts one worker on its fact, with its capability token when the run gives them (workflows/compat.ts). */
+/** Starts one worker on its fact, with its capability token. */
 export async function spawn(run: ResearchRun, worker: WorkerStart): Promise<void> {
   const { entity, field, workerId, delegated, attempt, searchHint, searchQuery } = worker;
   const input = run.input;
@@ -43,7 +43,7 @@ export async function spawn(run: ResearchRun, worker: WorkerStart): Promise<void
     ...(searchQuery && { searchQuery }),
     ...(input.workerModel && { model: input.workerModel }),
     // uuid4() is the workflow's seeded random: the same token on every replay, and no other run can derive it.
-    ...(run.capable && { token: run.tokens.issue(workerId, uuid4()) }),
+    token: run.tokens.issue(workerId, uuid4()),
   };
   run.spawned.add(workerId);
   const refusal = workerInputRefusal(args);
@@ -86,7 +86,7 @@ export async function forwardDirectives(run: ResearchRun, texts: readonly string
 
 /** Whether `step` re-delegates a tombstoned fact in a run whose own model writes the new query. */
 export function needsModelQuery(run: ResearchRun, step: SchedulingStep): boolean {
-  return step.kind === 'delegate' && !!step.draft.body.searchQuery && !!run.input.model && run.capable;
+  return step.kind === 'delegate' && !!step.draft.body.searchQuery && !!run.input.model;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { patched, proxyActivities } from '@temporalio/workflow';
+import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import type { CycleInput, CycleResult } from '../../core/cycle/input';
 import { type ModelRequest, type Usage, ZERO_USAGE, addUsage } from '../../core/cycle/model';
@@ -192,7 +192,7 @@ export class StagedRun {
       turnId: stageCycleId(this.runId, readerLabel),
       command,
       timeoutMs: this.input.verifyTimeoutMs,
-      ...(this.stageFiles.length > 0 && patched('staged-files') ? { files: this.stageFiles } : {}),
+      ...(this.stageFiles.length > 0 ? { files: this.stageFiles } : {}),
     });
     this.verifications.push(verification);
     return verification;

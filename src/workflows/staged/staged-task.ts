@@ -39,9 +39,8 @@ export async function stagedTask(rawInput: StagedInput): Promise<StagedResult> {
   } catch (err) {
     if (isCancellation(err)) {
       // The list shows it cancelled, not the `CycleOutcome` it never set.
-      if (recordEnd(run, 'cancelled', 'the run was cancelled')) {
-        upsertSearchAttributes([{ key: cycleOutcomeKey, value: 'cancelled' }]);
-      }
+      recordEnd(run, 'cancelled', 'the run was cancelled');
+      upsertSearchAttributes([{ key: cycleOutcomeKey, value: 'cancelled' }]);
       throw err;
     }
     error = failureMessage(err);
@@ -74,7 +73,7 @@ export async function stagedTask(rawInput: StagedInput): Promise<StagedResult> {
 }
 
 /** The outcome line and details in the memo, for the Web UI with no worker running. */
-function recordEnd(run: StagedRun, outcome: string, reason: string): boolean {
+function recordEnd(run: StagedRun, outcome: string, reason: string): void {
   const { plan, stages, verifications, files, notices } = run;
   const end = {
     runId: run.runId,
@@ -87,7 +86,7 @@ function recordEnd(run: StagedRun, outcome: string, reason: string): boolean {
     files,
     notices,
   };
-  return recordOutcomeMemo(stagedOutcomeLine(end), stagedDetails(end));
+  recordOutcomeMemo(stagedOutcomeLine(end), stagedDetails(end));
 }
 
 async function drive(run: StagedRun, staged: boolean): Promise<{ outcome: StagedOutcome; reason: string }> {
