@@ -22,7 +22,7 @@ import { type CycleResult, DirectiveTextSchema, MAX_DIRECTIVE_CHARS } from '../c
 import type { RewindArgs, RewindRecord } from '../core/agent/time-travel';
 import { describeIssues } from '../common/workflow-input';
 import type { Scratchpad } from '../core/scratchpad/scratchpad';
-import { agentWorkflowId, parseCycleWorkflowId } from '../common/ids';
+import { agentWorkflowId } from '../common/ids';
 import {
   cancelCycleUpdate,
   configureUpdate,
@@ -37,26 +37,18 @@ import {
   scratchpadQuery,
   sendUpdate,
   statusQuery,
+  waitForCycleUpdate,
   wakeSignal,
 } from '../common/messages/agent';
 import { currentQuery } from '../common/messages/cycle';
 import type { AgentCycleWorkflow, AgentWorkflow } from '../common/workflow-types';
 import { type AgentTarget, describeAgent, signalAgent, startAgent, updateAgent } from './agent-start';
 import { type CycleStates, type History, decodedCycleStatesFromHistory, fetchHistory } from './histories';
-import { visibilityString } from './visibility';
+import { type CycleSummary, listAgentCycles } from './cycle-list';
 import { refusingOversize } from './payload-limit';
 
 export { type AgentTarget, describeAgent, signalAgent, updateAgent } from './agent-start';
-
-/** One cycle of an agent as visibility lists it. */
-export interface CycleSummary {
-  workflowId: string;
-  runId: string;
-  n: number;
-  status: string;
-  startTime: Date;
-  closeTime?: Date;
-}
+export type { CycleSummary } from './cycle-list';
 
 /**
  * The agents facade: starts, messages and reads agents (`agent/<agentId>`) and their cycles. Every call that writes
@@ -106,6 +98,16 @@ export class Agents {
    */
   cancelCycle(target: Pick<AgentTarget, 'agentId'>, cycleId: string): Promise<CycleRecord> {
     return this.handle(target.agentId).executeUpdate(cancelCycleUpdate, { args: [{ cycleId }] });
+  }
+
+  /**
+   * Resolves with the record of the agent's cycle `cycleId` once the agent has adopted its result: its memory, status
+   * and `cycles()` then include the cycle (a `send` answers before its reflect; this waits for that too). Answers at
+   * once for a cycle adopted already; refused at once (a `WorkflowUpdateFailedError` with the reason) for a cycle the
+   * agent never started or no longer keeps. Never starts the agent.
+   */
+  waitForCycle(target: Pick<AgentTarget, 'agentId'>, cycleId: string): Promise<CycleRecord> {
+    return this.handle(target.agentId).executeUpdate(waitForCycleUpdate, { args: [{ cycleId }] });
   }
 
   /** One task cycle, with the given tasks enqueued first; resolves when the cycle has finished. */
@@ -185,22 +187,8 @@ export class Agents {
   }
 
   /** Every cycle of the agent known to visibility, oldest first. */
-  async listCycles(agentId: string): Promise<CycleSummary[]> {
-    const cycles: CycleSummary[] = [];
-    const query = `WorkflowType = 'agentCycle' AND AgentId = ${visibilityString(agentId)}`;
-    for await (const execution of this.client.workflow.list({ query })) {
-      const parsed = parseCycleWorkflowId(execution.workflowId);
-      if (!parsed || parsed.agentId !== agentId) continue;
-      cycles.push({
-        workflowId: execution.workflowId,
-        runId: execution.runId,
-        n: parsed.n,
-        status: execution.status.name,
-        startTime: execution.startTime,
-        closeTime: execution.closeTime,
-      });
-    }
-    return cycles.sort((a, b) => a.n - b.n || a.startTime.getTime() - b.startTime.getTime());
+  listCycles(agentId: string): Promise<CycleSummary[]> {
+    return listAgentCycles(this.client, agentId);
   }
 
   /**

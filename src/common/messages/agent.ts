@@ -12,6 +12,7 @@ import type {
   SendResult,
   WakeArgs,
 } from '../../core/agent/agent';
+import type { WaitForCycleArgs } from '../../core/agent/cycle-wait';
 import type { ReplyArgs } from '../../core/agent/reply';
 import type { RewindArgs, RewindRecord } from '../../core/agent/time-travel';
 import type { Scratchpad } from '../../core/scratchpad/scratchpad';
@@ -35,6 +36,11 @@ export const configureUpdate = defineUpdate<AgentSettings, [Partial<AgentSetting
  * has recorded it (outcome `cancelled`, or the cycle's own when it ended first). A waiting `send` answers `cancelled`.
  */
 export const cancelCycleUpdate = defineUpdate<CycleRecord, [CancelCycleArgs]>('cancelCycle');
+/**
+ * Waits until the agent has adopted one of its cycles' result (memory, record and status updated) and returns the
+ * cycle's record: at once for a cycle already adopted, refused for one it never started or no longer keeps.
+ */
+export const waitForCycleUpdate = defineUpdate<CycleRecord, [WaitForCycleArgs]>('waitForCycle');
 
 /** Runs a task cycle when tasks are pending (schedules send it with signal-with-start). */
 export const wakeSignal = defineSignal<[WakeArgs?]>('wake');

@@ -32,6 +32,8 @@ export const CycleRecordSchema = shareable(
     memoryChanged: z.boolean().optional(),
     /** Why a chat turn's reflect left the memory as it was. */
     noUpdate: z.string().optional(),
+    /** A chat turn whose reply was cut at its output cap. */
+    replyCut: z.literal(true).optional(),
     /** Archive pointers of the memory whose entries the worker's observation store did not hold. */
     missingArchives: z.array(z.string()).optional(),
     /** Calls of the cycle (and its sub-agents) that may or may not have taken effect. */
@@ -70,6 +72,7 @@ export function cycleRecordOf(
     ...(result.fallbackModel ? { fallbackModel: result.fallbackModel } : {}),
     ...(memoryChanged !== undefined && { memoryChanged }),
     ...(result.memoryUnchanged ? { noUpdate: clip(result.memoryUnchanged, RECORDED_ERROR_CHARS) } : {}),
+    ...(result.replyCut && { replyCut: true as const }),
     ...(result.missingArchives?.length
       ? { missingArchives: result.missingArchives.slice(0, MISSING_ARCHIVES_KEPT) }
       : {}),

@@ -21,6 +21,7 @@ import {
   scratchpadQuery,
   sendUpdate,
   statusQuery,
+  waitForCycleUpdate,
   wakeSignal,
 } from '../../common/messages/agent';
 import { AgentError } from '../../common/failure-types';
@@ -36,6 +37,7 @@ import {
   validateQueue,
 } from './validators';
 import { validateRewind } from './time-travel';
+import { validateWaitForCycle, waitForCycle } from './cycle-wait';
 
 /** Queries, signals and updates of the agent workflow, each handed to its home. */
 function registerHandlers(home: AgentHome): void {
@@ -59,6 +61,9 @@ function registerHandlers(home: AgentHome): void {
     validator: (args) => validateCancel(home.status().running?.cycleId, args),
   });
   setHandler(rewindUpdate, (args) => home.rewind(args), { validator: (args) => validateRewind(home.status(), args) });
+  setHandler(waitForCycleUpdate, (args) => waitForCycle(home, args), {
+    validator: (args) => validateWaitForCycle(home, args),
+  });
   setHandler(wakeSignal, (args) => home.wake(args));
   setHandler(replySignal, (args) => home.reply(args));
   setHandler(directiveSignal, (text) => home.directive(text));
