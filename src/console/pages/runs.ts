@@ -1,0 +1,121 @@
+import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
+import type { BoardEntry } from '../../core/research/board';
+import { researchWorkflowId, stagedWorkflowId } from '../../common/ids';
+import { type Html, html, segment } from '../html';
+import { NotFound } from '../errors';
+
+async function described(client: Client, workflowId: string, what: string): Promise<WorkflowExecutionDescription> {
+  try {
+    return await client.workflow.getHandle(workflowId).describe();
+  } catch (error) {
+    if ((error as Error)?.name === 'WorkflowNotFoundError') throw new NotFound(`no ${what} "${workflowId}"`);
+    throw error;
+  }
+}
+
+/** What a run's memo says of how it ended, readable with no worker: the outcome line and the details. */
+function memoSummary(description: WorkflowExecutionDescription): Html {
+  const memo = (description.memo ?? {}) as { outcome?: unknown; details?: unknown };
+  return html`${typeof memo.outcome === 'string' ? html`<p><strong>${memo.outcome}</strong></p>` : ''}
+  ${typeof memo.details === 'string' ? html`<pre>${memo.details}</pre>` : ''}`;
+}
+
+function bodyText(entry: BoardEntry): string {
+  return JSON.stringify(entry.body, null, 1);
+}
+
+function boardTable(board: readonly BoardEntry[]): Html {
+  return html`<table>
+    <tr>
+      <th>Entry</th>
+      <th>Type</th>
+      <th>Author</th>
+      <th>Turn</th>
+      <th>Body</th>
+    </tr>
+    ${board.map(
+      (entry) =>
+        html`<tr>
+          <td>${entry.id}</td>
+          <td>${entry.type}</td>
+          <td>${JSON.stringify(entry.author)}</td>
+          <td>${entry.turn}</td>
+          <td><pre>${bodyText(entry)}</pre></td>
+        </tr>`,
+    )}
+  </table>`;
+}
+
+/**
+ * `/research/:run`: a closed run's board from its result (history: no worker needed); a running run's from its memo,
+ * since the live board is a query only a worker answers.
+ */
+export async function researchPage(client: Client, runId: string): Promise<{ title: string; body: Html }> {
+  const workflowId = researchWorkflowId(runId);
+  const description = await described(client, workflowId, 'research run');
+  const running = description.status.name === 'RUNNING';
+  const result = running
+    ? undefined
+    : await client.workflow
+        .getHandle(workflowId)
+        .result()
+        .catch(() => undefined);
+  const board = (result as { board?: BoardEntry[] } | undefined)?.board;
+  const body = html`<h1>Research run ${runId} <span class="badge">${description.status.name.toLowerCase()}</span></h1>
+    ${memoSummary(description)}
+    ${running ? html`<p class="muted">The run is still going: its live board is a query a worker answers (<code>scratchpad research board ${runId}</code>).</p>` : ''}
+    ${
+      board
+        ? html`<h2>Board</h2>
+            ${boardTable(board)}`
+        : ''
+    }`;
+  return { title: `Research ${runId}`, body };
+}
+
+/** `/staged/:agent/:n`: plan, stages, files and verification output of a staged run, from its result or memo. */
+export async function stagedPage(client: Client, agentId: string, n: number): Promise<{ title: string; body: Html }> {
+  const workflowId = stagedWorkflowId(agentId, n);
+  const description = await described(client, workflowId, 'staged run');
+  const result =
+    description.status.name === 'COMPLETED'
+      ? ((await client.workflow.getHandle(workflowId).result()) as {
+          outcome: string;
+          reason: string;
+          plan: string[];
+          stages: unknown[];
+          verifications: { command?: string; passed?: boolean; output?: string }[];
+          files: string[];
+        })
+      : undefined;
+  const body = html`<h1>
+      Staged run ${n} of <a href="/agents/${segment(agentId)}">${agentId}</a>
+      <span class="badge">${result?.outcome ?? description.status.name.toLowerCase()}</span>
+    </h1>
+    ${memoSummary(description)}
+    ${
+      result
+        ? html`<p>${result.reason}</p>
+            <h2>Plan</h2>
+            <ol>
+              ${result.plan.map((step) => html`<li>${step}</li>`)}
+            </ol>
+            <h2>Stages</h2>
+            <pre>${JSON.stringify(result.stages, null, 1)}</pre>
+            <h2>Files</h2>
+            <ul>
+              ${result.files.map((file) => html`<li>${file}</li>`)}
+            </ul>
+            <h2>Verification</h2>
+            ${result.verifications.map(
+              (check) =>
+                html`<div class="section">
+                  <strong>${check.command ?? ''}</strong>
+                  <span class="badge ${check.passed ? 'good' : 'bad'}">${check.passed ? 'passed' : 'failed'}</span>
+                  <pre>${check.output ?? ''}</pre>
+                </div>`,
+            )}`
+        : ''
+    }`;
+  return { title: `Staged ${agentId} ${n}`, body };
+}

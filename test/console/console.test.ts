@@ -1,0 +1,157 @@
+import * as http from 'node:http';
+import * as path from 'node:path';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { Browser, Page } from 'playwright-core';
+import { Agents } from '../../src/clients/agents';
+import { Approvals } from '../../src/clients/approvals';
+import { cycleWorkflowId } from '../../src/common/ids';
+import { type RunningConsole, startConsole } from '../../src/console/server';
+import { ARTIFACTS, launchChromium } from '../helpers/chromium';
+import { uniqueId, waitFor } from '../helpers/temporal';
+import { type ScriptedWorker, scriptedWorker, useWorkflowEnvironment } from '../helpers/worker';
+
+let env: TestWorkflowEnvironment;
+let bundle: WorkflowBundleWithSourceMap;
+let browser: Browser;
+let running: RunningConsole;
+let scripted: ScriptedWorker;
+
+useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
+
+const SCRIPT = [
+  // A chat turn: respond, then reflect adds a line to Known.
+  { text: 'Noted: ZEBRA-7.' },
+  { tool: 'update_scratchpad', args: { understanding_known: 'The code word is ZEBRA-7' } },
+  // A task cycle whose shell call a person approves, then one whose call a person denies.
+  { tool: 'shell', args: { command: 'echo approved-by-a-person' } },
+  { tool: 'done', args: { summary: 'ran it' } },
+  { tool: 'shell', args: { command: 'echo never-runs' } },
+  { tool: 'done', args: { summary: 'gave up' } },
+];
+
+beforeAll(async () => {
+  browser = await launchChromium();
+  scripted = await scriptedWorker(env, bundle, SCRIPT, 'console');
+  running = await startConsole({ client: env.client, webUi: (id) => `http://ui.invalid/${id}` });
+});
+
+afterAll(async () => {
+  await running?.close();
+  await browser?.close();
+});
+
+const port = () => new URL(running.url).port;
+
+async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.join(ARTIFACTS, `console-${name}.png`), fullPage: true });
+}
+
+/** A raw request to the console, with the headers a browser could not be made to send. */
+function request(
+  method: string,
+  pathname: string,
+  headers: Record<string, string>,
+  body = '',
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port: port(), method, path: pathname, headers }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('scratchpad console', () => {
+  const agentId = uniqueId('console');
+
+  it('shows the agents, an agent’s memory, a cycle’s message and what it added, and lets a person decide calls', async () => {
+    const agents = new Agents(env.client);
+    const target = { agentId, taskQueue: scripted.taskQueue };
+    const page = await browser.newPage({ viewport: { width: 1300, height: 1000 } });
+    page.setDefaultTimeout(30_000);
+    await scripted.worker.runUntil(async () => {
+      const answer = await agents.send(target, { message: 'Remember the code word ZEBRA-7' });
+      await agents.waitForCycle(target, answer.cycleId);
+
+      await page.goto(running.url);
+      expect(new URL(page.url()).search).toBe('');
+      await page.getByRole('link', { name: agentId }).waitFor();
+      await shot(page, 'agents');
+
+      await page.getByRole('link', { name: agentId }).click();
+      await page.getByText('The code word is ZEBRA-7').first().waitFor();
+      await shot(page, 'agent');
+
+      await page.getByRole('link', { name: '1', exact: true }).click();
+      await page.getByText('Remember the code word ZEBRA-7').first().waitFor();
+      const added = page.locator('.add', { hasText: 'The code word is ZEBRA-7' });
+      expect(await added.textContent()).toContain('[update 2.1]');
+      await shot(page, 'cycle');
+
+      // A call under `ask`: it waits until a person presses Approve on /approvals.
+      await agents.configure(target, { approve: ['shell'] });
+      await agents.wake(target, { tasks: ['say hello from the shell'] });
+      const approvals = new Approvals(env.client);
+      await waitFor(async () => (await approvals.list(agentId)).length > 0, { what: 'the call to wait' });
+      await page.goto(`http://127.0.0.1:${port()}/approvals`);
+      const row = page.locator('tr', { hasText: 'approved-by-a-person' });
+      await shot(page, 'approvals');
+      await row.getByRole('button', { name: 'Approve', exact: true }).click();
+      await page.getByText('No call waits for a decision.').waitFor();
+      const approvedCycle = cycleWorkflowId(agentId, 2);
+      await agents.waitForCycle(target, approvedCycle);
+      const ran = (await env.client.workflow.getHandle(approvedCycle).fetchHistory()).events ?? [];
+      expect(ran.filter((event) => event.activityTaskCompletedEventAttributes).length).toBeGreaterThan(1);
+
+      // Deny with a reason: the model's next request carries it.
+      await agents.wake(target, { tasks: ['try the shell again'] });
+      await waitFor(async () => (await approvals.list(agentId)).length > 0, { what: 'the second call to wait' });
+      await page.goto(`http://127.0.0.1:${port()}/approvals`);
+      const second = page.locator('tr', { hasText: 'never-runs' });
+      await second.locator('input[name=reason]').fill('not on a Friday');
+      await second.getByRole('button', { name: 'Deny' }).click();
+      await page.getByText('No call waits for a decision.').waitFor();
+      await agents.waitForCycle(target, cycleWorkflowId(agentId, 3));
+      const sent = scripted.model.requests.map((sentRequest) => JSON.stringify(sentRequest.messages)).join('\n');
+      expect(sent).toContain('not on a Friday');
+    });
+
+    // No worker runs now: every page still reads from the server alone.
+    await page.goto(`http://127.0.0.1:${port()}/agents/${agentId}`);
+    await page.getByText('The code word is ZEBRA-7').first().waitFor();
+    await page.goto(`http://127.0.0.1:${port()}/agents/${agentId}/cycles/2`);
+    await page.getByText('approved-by-a-person').first().waitFor();
+    await shot(page, 'cycle-no-worker');
+    await page.close();
+  });
+
+  it('refuses a request without the token, for another Host, and a cross-site or CSRF-less POST', async () => {
+    const fresh = await browser.newContext();
+    const page = await fresh.newPage();
+    const response = await page.goto(`http://127.0.0.1:${port()}/`);
+    expect(response?.status()).toBe(401);
+    await fresh.close();
+
+    const token = new URL(running.url).searchParams.get('token') ?? '';
+    const cookie = `scratchpad_console_${port()}=${token}`;
+    const host = `127.0.0.1:${port()}`;
+    expect((await request('GET', '/', { host: `evil.example:${port()}`, cookie })).status).toBe(421);
+    expect((await request('GET', '/', { host, cookie: `scratchpad_console_${port()}=wrong` })).status).toBe(401);
+    const form = { host, cookie, 'content-type': 'application/x-www-form-urlencoded' };
+    const crossSite = await request(
+      'POST',
+      `/agents/${agentId}/directive`,
+      { ...form, origin: 'http://evil.example' },
+      'text=hi',
+    );
+    expect(crossSite.status).toBe(403);
+    expect(crossSite.text).toContain('cross-site');
+    const noCsrf = await request('POST', `/agents/${agentId}/directive`, form, 'text=hi');
+    expect(noCsrf.status).toBe(403);
+    expect(noCsrf.text).toContain('CSRF');
+  });
+});
