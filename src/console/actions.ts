@@ -86,6 +86,9 @@ export async function decideAction(client: Client, form: URLSearchParams): Promi
     } catch {
       throw new BadRequest('the edited arguments are not JSON');
     }
+    if (typeof edited !== 'object' || edited === null || Array.isArray(edited)) {
+      throw new BadRequest('the edited arguments must be a JSON object');
+    }
   }
   await new Approvals(client).decide(field(form, 'target'), {
     callId: field(form, 'callId'),
@@ -94,5 +97,5 @@ export async function decideAction(client: Client, form: URLSearchParams): Promi
     ...(decision === 'deny' && { reason: field(form, 'reason') }),
     ...(edited && { args: edited }),
   });
-  return '/approvals';
+  return `/approvals?decided=${encodeURIComponent(field(form, 'callId'))}`;
 }

@@ -48,6 +48,7 @@ th,td{border-bottom:1px solid #e3e6ea;padding:.35em .5em;text-align:left;vertica
 th{background:#eef1f5;font-weight:600}
 pre{white-space:pre-wrap;word-break:break-word;background:#fff;border:1px solid #e3e6ea;padding:.6em;margin:.3em 0}
 .section{background:#fff;border:1px solid #e3e6ea;border-radius:4px;padding:.5em .8em;margin:.6em 0}
+.section pre{border:0;padding:0;margin:0}
 .muted{color:#6b7480}.add{background:#e6f6e9}.del{background:#fbe9e9;text-decoration:line-through}
 .badge{display:inline-block;padding:0 .45em;border-radius:3px;background:#e3e6ea;font-size:.9em}
 .bad{background:#fbe0e0}.good{background:#dff3e3}.warn{background:#fff1cc}

@@ -38,7 +38,8 @@ const SECURITY_HEADERS = {
   'content-security-policy':
     "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
+  // Same-origin, so a form post carries its Origin (no-referrer makes a browser send `Origin: null`).
+  'referrer-policy': 'same-origin',
   'cache-control': 'no-store',
 };
 
@@ -64,7 +65,7 @@ function route(options: ConsoleOptions, auth: ConsoleAuth, url: URL): Promise<Pa
   const parts = url.pathname.split('/').slice(1).map(decodeURIComponent);
   const [first, second, third, fourth] = parts;
   if (url.pathname === '/') return agentsPage(client, url);
-  if (first === 'approvals' && parts.length === 1) return approvalsPage(client, auth.csrf);
+  if (first === 'approvals' && parts.length === 1) return approvalsPage(client, url, auth.csrf);
   if (first === 'agents' && second && parts.length === 2) return agentPage(client, second, url, auth.csrf);
   if (first === 'agents' && second && third === 'cycles' && /^\d+$/.test(fourth ?? '') && parts.length === 4) {
     return cyclePage(client, second, Number(fourth), options.webUi ?? (() => undefined));

@@ -101,7 +101,7 @@ describe('scratchpad console', () => {
       const row = page.locator('tr', { hasText: 'approved-by-a-person' });
       await shot(page, 'approvals');
       await row.getByRole('button', { name: 'Approve', exact: true }).click();
-      await page.getByText('No call waits for a decision.').waitFor();
+      await page.getByText('Decision sent for call').waitFor();
       const approvedCycle = cycleWorkflowId(agentId, 2);
       await agents.waitForCycle(target, approvedCycle);
       const ran = (await env.client.workflow.getHandle(approvedCycle).fetchHistory()).events ?? [];
@@ -114,7 +114,7 @@ describe('scratchpad console', () => {
       const second = page.locator('tr', { hasText: 'never-runs' });
       await second.locator('input[name=reason]').fill('not on a Friday');
       await second.getByRole('button', { name: 'Deny' }).click();
-      await page.getByText('No call waits for a decision.').waitFor();
+      await page.getByText('Decision sent for call').waitFor();
       await agents.waitForCycle(target, cycleWorkflowId(agentId, 3));
       const sent = scripted.model.requests.map((sentRequest) => JSON.stringify(sentRequest.messages)).join('\n');
       expect(sent).toContain('not on a Friday');

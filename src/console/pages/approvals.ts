@@ -42,9 +42,12 @@ ${call.args}</textarea>`,
 }
 
 /** `/approvals`: every call that waits for a person, across agents, research workers and stages. */
-export async function approvalsPage(client: Client, csrf: string): Promise<{ title: string; body: Html }> {
-  const calls = await new Approvals(client).list();
+export async function approvalsPage(client: Client, url: URL, csrf: string): Promise<{ title: string; body: Html }> {
+  // Visibility lists a decided call until the workflow's memo catches up: the one just decided is left out.
+  const decided = url.searchParams.get('decided');
+  const calls = (await new Approvals(client).list()).filter((call) => call.callId !== decided);
   const body = html`<h1>Approvals</h1>
+    ${decided ? html`<p class="good">Decision sent for call ${decided}.</p>` : ''}
     ${
       calls.length === 0
         ? html`<p class="muted">No call waits for a decision.</p>`
