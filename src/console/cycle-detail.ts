@@ -72,6 +72,7 @@ export function attributeChanges(
   before: Scratchpad,
   after: Scratchpad,
   updates: readonly { by: string; args: unknown }[],
+  done?: string,
 ): AttributedChange[] {
   const owners = new Map<string, string>();
   let state = before;
@@ -89,8 +90,20 @@ export function attributeChanges(
     diffs.flatMap((diff) => diff.changes.map((change) => ({ section: diff.section, part: diff.part, ...change })));
   return lines(memoryDiff(before, after)).map((line) => ({
     ...line,
-    by: owners.get(`${line.section}\n${line.part}\n${line.op}\n${line.text}`) ?? 'cycle',
+    by: owners.get(`${line.section}\n${line.part}\n${line.op}\n${line.text}`) ?? ruleOwner(line, done),
   }));
+}
+
+/**
+ * Who made a change no update call made, by the rules the dispatcher follows: a tool's observation line in the notes
+ * (`[TOOL] name(…)`), `done` moving the current task to the completed ones, the budget archiving a section.
+ */
+function ruleOwner(line: { section: string; text: string }, done: string | undefined): string {
+  const tool = /^\[TOOL\] ([\w.-]+)\(/.exec(line.text);
+  if (line.section === 'NOTES' && tool) return `tool ${tool[1]}`;
+  if (done && (line.section === 'TASKS' || line.text.startsWith('[COMPLETED]'))) return done;
+  if (/\[archived\b|archive:/i.test(line.text)) return 'budget';
+  return 'cycle';
 }
 
 class DetailReader {
@@ -98,6 +111,8 @@ class DetailReader {
   private readonly pending = new Map<string, { at: number; view: ModelCallView | ToolCallView }>();
   private modelCalls = 0;
   readonly updates: { by: string; args: unknown }[] = [];
+  /** The model call whose `done` ended the cycle. */
+  done?: string;
 
   constructor(
     private readonly client: Client,
@@ -170,6 +185,7 @@ class DetailReader {
       let k = 0;
       for (const call of view.calls) {
         if (call.name === 'update_scratchpad') this.updates.push({ by: `update ${view.n}.${++k}`, args: call.args });
+        if (call.name === 'done') this.done = `done ${view.n}`;
       }
     } else {
       const observation = await this.decode<Observation>(result);
@@ -214,6 +230,6 @@ export async function readCycleDetail(client: Client, workflowId: string, runId?
   const { detail } = reader;
   const before = detail.input?.before;
   const after = detail.result?.after;
-  if (before && after) detail.changes = attributeChanges(before, after, reader.updates);
+  if (before && after) detail.changes = attributeChanges(before, after, reader.updates, reader.done);
   return detail;
 }

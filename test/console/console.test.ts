@@ -125,7 +125,11 @@ describe('scratchpad console', () => {
     await page.getByText('The code word is ZEBRA-7').first().waitFor();
     await page.goto(`http://127.0.0.1:${port()}/agents/${agentId}/cycles/2`);
     await page.getByText('approved-by-a-person').first().waitFor();
+    expect(await page.locator('.add', { hasText: 'approved-by-a-person' }).textContent()).toContain('[tool shell]');
+    expect(await page.locator('li', { hasText: 'by console' }).textContent()).toContain('approve');
     await shot(page, 'cycle-no-worker');
+    await page.goto(`http://127.0.0.1:${port()}/agents/${agentId}/cycles/3`);
+    expect(await page.locator('li', { hasText: 'by console' }).textContent()).toContain('deny');
     await page.close();
   });
 

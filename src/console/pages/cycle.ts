@@ -89,6 +89,27 @@ function changesBySection(changes: readonly AttributedChange[]): Html {
   )}`;
 }
 
+/** What the budget archived and what people decided on the calls that waited. */
+function afterTheLoop(result: CycleDetail['result']): Html {
+  const archived = (result?.archived ?? []).map((cut) => `${cut.chars} characters of ${cut.section} (${cut.id})`);
+  const decisions = result?.decisions ?? [];
+  return html`${archived.length > 0 ? html`<p class="muted">The budget archived ${archived.join(', ')}.</p>` : ''}
+  ${
+    decisions.length > 0
+      ? html`<h2>Decisions</h2>
+          <ul>
+            ${decisions.map(
+              (decision) =>
+                html`<li>
+                  ${decision.tool} (call ${decision.callId}): <strong>${decision.decision}</strong> by ${decision.by} at
+                  ${decision.at}${decision.reason ? ` — ${decision.reason}` : ''}
+                </li>`,
+            )}
+          </ul>`
+      : ''
+  }`;
+}
+
 function incoming(detail: CycleDetail): Html {
   const input = detail.input as (CycleDetail['input'] & { message?: string; kind?: string }) | undefined;
   if (!input) return html`<p class="muted">the input could not be read</p>`;
@@ -152,7 +173,7 @@ export async function cyclePage(
     }
     ${result?.memoryUnchanged ? html`<p class="warn">memory not updated: ${result.memoryUnchanged}</p>` : ''}
     <h2>Memory change</h2>
-    ${changesBySection(detail.changes)}
+    ${changesBySection(detail.changes)} ${afterTheLoop(detail.result)}
     <h2>Calls</h2>
     <table>
       <tr>
