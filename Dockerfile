@@ -7,7 +7,9 @@ RUN apt-get update && apt-get install -y --no-install-recommends python3 make g+
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts && npm rebuild better-sqlite3
 COPY . .
-RUN npm run build && npm prune --omit=dev
+# The worker's own dependencies (the Temporal worker, SQLite, model SDKs, ...) are optional peer dependencies of the
+# package and devDependencies here; made the image's production dependencies first, they survive the prune.
+RUN npm run build && node scripts/worker-image-dependencies.js && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 WORKDIR /app

@@ -1,14 +1,13 @@
-// Worker side: the plugin for a worker the user already runs, and the parts it is built from.
-export { ScratchpadPlugin, type ScratchpadPluginOptions, combinedWorkflowsPath } from './workers/plugin';
-export {
-  createWorker,
-  type WorkerSetup,
-  WORKFLOWS_PATH,
-  toolOptions,
-  workerSinks,
-  workerToolRegistry,
-  workflowWorkerOptions,
-} from './workers/create-worker';
+// The package's public worker side: the plugin for a worker the user already runs, `createWorker` for one configured
+// from the environment as `scratchpad worker` does, and `defineTool` for the agents' own tools. Its dependencies are
+// optional peer dependencies of the package: a missing one is named here, with the line that installs it. The
+// surface is recorded in api/durable-scratchpad-worker.api.md (`npm run api` updates it).
+import { requireWorkerDependencies } from './config/worker-dependencies';
+
+requireWorkerDependencies();
+
+export { ScratchpadPlugin, type ScratchpadPluginOptions } from './workers/plugin';
+export { createWorker, type WorkerSetup } from './workers/create-worker';
 export {
   defineTool,
   type CodeTool,
@@ -16,26 +15,14 @@ export {
   type ToolContext,
   type ToolDefinitionInput,
 } from './activities/tools/define-tool';
-export type { ToolPolicy, ToolDescriptor } from './core/tools/descriptor';
-export { ToolRegistry } from './activities/tools/registry';
-export { type ToolInput, type ToolSources, loadToolModule } from './workers/tool-sources';
-export { type ActivityDependencies, createActivities } from './activities';
-export { createModelResolver } from './activities/model/registry';
-export type { ModelProvider } from './activities/model/provider';
-export { ScriptedProvider, type ScriptEntry } from './activities/model/scripted';
+export type { ToolInput } from './workers/tool-sources';
 export type { ToolOptions } from './activities/tools/types';
-/** Where archived memory and large observations live; the plugin's `observations` option takes one. */
+export type { ToolPolicy, ToolPolicyInput } from './core/tools/descriptor';
+export type { McpConfig } from './activities/tools/mcp/config';
+export type { ModelProvider } from './activities/model/provider';
+/** Where archived memory and large observations live: a store, or a spec the plugin's `observations` option takes. */
 export type { ObservationStore, StoreOptions } from './activities/observations/entry';
-/** The embedded store: one SQLite file, shared by the workers of one host (the default of the plugin and the CLI). */
-export { SqliteObservationStore } from './activities/observations/sqlite-store';
-/** The shared store for workers on several hosts. */
-export { RedisObservationStore, type RedisStoreOptions } from './activities/observations/redis-store';
-/** A store in this process's memory, lost when it exits: for tests. */
-export { MemoryObservationStore } from './activities/observations/memory-store';
-/** The store a `SCRATCHPAD_OBSERVATIONS` value names: `redis://…`, `sqlite:PATH` or a file path. */
-export { openObservationStore } from './activities/observations/open-store';
-/** The store a plugin option names, or by default the one `SCRATCHPAD_OBSERVATIONS` / the data directory names. */
-export { type ObservationStoreChoice, chosenObservationStore } from './workers/observation-store';
-export { replayTimeline } from './clients/timeline';
+export type { ObservationStoreChoice } from './workers/observation-store';
 /** A build of a Worker Deployment, as the plugin's `deployment` option takes it. */
 export type { WorkerBuild } from './config/deployment';
+export type { Config } from './config';

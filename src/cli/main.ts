@@ -91,6 +91,10 @@ async function knownError(error: unknown): Promise<string | undefined> {
   // A facade's refusal names what it sent; a raw one says only that the request was refused.
   if (isPayloadLimitRefusal(error))
     return error instanceof RangeError ? error.message : payloadLimitMessage('the request');
+  // A worker command on a client-only install: the line that installs what it lacks.
+  const { workerDependencyProblem } = await import('../config/worker-dependencies');
+  const missing = workerDependencyProblem(error);
+  if (missing) return missing;
   const grpc = error as { code?: unknown; details?: unknown };
   if (grpc && grpc.code === GRPC_NOT_FOUND) return `not found: ${String(grpc.details ?? '')}`;
   if (grpc && grpc.code === GRPC_UNAVAILABLE)

@@ -59,7 +59,7 @@ export async function client(current: Config): Promise<Client> {
 
 /** The worker's tools from `SCRATCHPAD_TOOLS` and `SCRATCHPAD_MCP_CONFIG`; a bad module or config is a CLI error. */
 export async function loadTools(current: Config): Promise<ToolRegistry> {
-  const { workerToolRegistry } = await import('../worker');
+  const { workerToolRegistry } = await import('../workers/create-worker');
   try {
     return await workerToolRegistry(current);
   } catch (error) {

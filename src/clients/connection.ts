@@ -1,13 +1,24 @@
 import { Client, Connection } from '@temporalio/client';
-import { encryptionDataConverter } from '../common/encryption-codec';
-import type { Config } from '../config';
+import { type EncryptionKey, encryptionDataConverter } from '../common/encryption-codec';
+import { loadConfig } from '../config';
+import type { TemporalConnectionOptions } from '../config/temporal';
 
-/** Connects to the configured Temporal frontend (address, TLS, API key: see `config/temporal.ts`). */
-export async function connectClient(
-  config: Pick<Config, 'temporal' | 'TEMPORAL_NAMESPACE' | 'encryptionKeys'>,
-): Promise<Client> {
-  const connection = await Connection.connect({ ...config.temporal, connectTimeout: '5s' });
+/** Where and how to connect, as `loadConfig()` reads it from the environment and `temporal.toml`. */
+export interface ClientSettings {
+  /** Address, TLS, API key and gRPC metadata. */
+  temporal: TemporalConnectionOptions;
+  TEMPORAL_NAMESPACE: string;
+  /** Payload encryption keys, the first encrypting; empty for plain payloads. */
+  encryptionKeys: EncryptionKey[];
+}
+
+/**
+ * Connects to the Temporal frontend the settings name, by default the environment's (`TEMPORAL_ADDRESS`,
+ * `TEMPORAL_NAMESPACE`, TLS and API key as the Temporal CLI reads them; `SCRATCHPAD_ENCRYPTION_KEY`).
+ */
+export async function connectClient(settings: ClientSettings = loadConfig()): Promise<Client> {
+  const connection = await Connection.connect({ ...settings.temporal, connectTimeout: '5s' });
   // With encryption configured, everything this client writes is ciphertext and everything it reads is decrypted.
-  const dataConverter = encryptionDataConverter(config.encryptionKeys);
-  return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter });
+  const dataConverter = encryptionDataConverter(settings.encryptionKeys);
+  return new Client({ connection, namespace: settings.TEMPORAL_NAMESPACE, dataConverter });
 }

@@ -4,6 +4,7 @@ import type { Client } from '@temporalio/client';
 import { type Html, html, layout } from './html';
 import { type ConsoleAuth, consoleAuth, csrfRefusal, gate, newToken } from './security';
 import { BadRequest, NotFound } from './errors';
+import { Locked } from './encrypted';
 import { agentsPage } from './pages/agents';
 import { agentPage } from './pages/agent';
 import { cyclePage } from './pages/cycle';
@@ -31,6 +32,8 @@ export interface RunningConsole {
 const MAX_FORM_BYTES = 256 * 1024;
 
 type Page = { title: string; body: Html };
+
+const HEADINGS: Record<number, string> = { 400: 'Not done', 403: 'Cannot show this', 404: 'Not found' };
 
 const SECURITY_HEADERS = {
   'content-type': 'text/html; charset=utf-8',
@@ -136,13 +139,14 @@ async function handle(
     const { title, body } = await page;
     send(response, 200, title, body);
   } catch (error) {
-    const status = error instanceof NotFound ? 404 : error instanceof BadRequest ? 400 : 500;
+    const status =
+      error instanceof NotFound ? 404 : error instanceof BadRequest ? 400 : error instanceof Locked ? 403 : 500;
     const message = error instanceof Error ? error.message : String(error);
     send(
       response,
       status,
       'Error',
-      html`<h1>${status === 500 ? 'Something failed' : 'Not done'}</h1>
+      html`<h1>${HEADINGS[status] ?? 'Something failed'}</h1>
         <p>${message}</p>`,
     );
   }

@@ -14,7 +14,7 @@ import { createActivities } from '../activities';
 import { createModelResolver, probeDefaultModel, protocolLine } from '../activities/model/registry';
 import type { ModelProvider } from '../activities/model/provider';
 import type { ToolOptions } from '../activities/tools/types';
-import type { Config } from '../config';
+import { type Config, loadConfig } from '../config';
 import type { ObservationStore } from '../activities/observations/entry';
 import { checkingStoreReach, chosenObservationStore } from './observation-store';
 import { deploymentWorkerOptions } from './deployment';
@@ -47,8 +47,10 @@ export function toolOptions(config: Config): ToolOptions {
   };
 }
 
+/** What {@link createWorker} takes; only `config` (by default the environment's) names what it must have. */
 export interface WorkerSetup {
-  config: Config;
+  /** Configuration as `scratchpad worker` reads it; by default `loadConfig()` of this process's environment. */
+  config?: Config;
   /** The default model spec or list (validated by `resolveModelSpec`); without one, workflows name theirs. */
   modelSpec?: string;
   connection?: NativeConnection;
@@ -92,8 +94,8 @@ export function closingTools(registry: ToolRegistry): WorkerPlugin {
 }
 
 /** A worker running the project's workflows and activities on the configured task queue. */
-export async function createWorker(setup: WorkerSetup): Promise<Worker> {
-  const { config } = setup;
+export async function createWorker(setup: WorkerSetup = {}): Promise<Worker> {
+  const config = setup.config ?? loadConfig();
   const log = setup.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const connection = setup.connection ?? (await NativeConnection.connect(config.temporal));
   const resolveModel = createModelResolver({

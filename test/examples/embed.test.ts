@@ -3,8 +3,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { type CycleResult, agentIdKey, cycleWorkflowId, defaultScratchpad, enqueueTasks } from 'durable-scratchpad';
-import { ScriptedProvider } from 'durable-scratchpad/worker';
+import { type CycleResult, cycleWorkflowId, defaultScratchpad, enqueueTasks } from 'durable-scratchpad';
+import { ScriptedProvider } from 'durable-scratchpad/testing';
+import { agentIdKey } from '../../src/common/search-attributes';
 import { createYourWorker } from '../../examples/embed-in-your-worker';
 import { testEnvironment, uniqueTaskQueue } from '../helpers/temporal';
 

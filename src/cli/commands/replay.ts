@@ -1,9 +1,9 @@
 import * as fs from 'node:fs/promises';
 import { historyFromJSON, historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker } from '@temporalio/worker';
-import { fetchHistory } from '../../client';
+import { fetchHistory } from '../../clients/histories';
 import { encryptionDataConverter } from '../../common/encryption-codec';
-import { workerSinks, workflowWorkerOptions } from '../../worker';
+import { workerSinks, workflowWorkerOptions } from '../../workers/create-worker';
 import { CliError, EXIT } from '../errors';
 import * as runtime from '../runtime';
 import { errorMessage } from '../../common/error-message';

@@ -1,5 +1,5 @@
 import { Agents } from '../../client';
-import { replayTimeline } from '../../worker';
+import { replayTimeline } from '../../clients/timeline';
 import { describeChanges } from '../../core/scratchpad/diff';
 import { CliError, EXIT } from '../errors';
 import { formatScratchpad } from '../format';

@@ -7,6 +7,8 @@ import { type Html, form, html, segment } from '../html';
 import { cyclePage } from '../listing';
 import { agentState, usd } from './agents';
 import { NotFound } from '../errors';
+import { requireReadable } from '../encrypted';
+import { agentWorkflowId } from '../../common/ids';
 
 /** The scratchpad as it reads in a prompt, one box per section. */
 export function scratchpadSections(state: Scratchpad): Html {
@@ -62,6 +64,7 @@ export async function agentPage(
   url: URL,
   csrf: string,
 ): Promise<{ title: string; body: Html }> {
+  await requireReadable(client, agentWorkflowId(agentId), `agent "${agentId}"`);
   const agent = await readAgent(client, agentId);
   if (!agent) throw new NotFound(`no agent "${agentId}"`);
   const token = url.searchParams.get('page') ?? undefined;

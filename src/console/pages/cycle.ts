@@ -10,6 +10,7 @@ import {
 import { type Html, html, segment } from '../html';
 import { usd } from './agents';
 import { NotFound } from '../errors';
+import { LOCKED_MESSAGE } from '../encrypted';
 
 function json(value: unknown): string {
   return JSON.stringify(value ?? {}, null, 2) ?? '';
@@ -161,7 +162,7 @@ export async function cyclePage(
       >
       ${link ? html`<a href="${link}">Temporal Web UI</a>` : ''}
     </nav>
-    ${detail.undecoded ? html`<p class="warn">Some payloads of this cycle are encrypted with a key this console does not have: set the encryption keys the workers use.</p>` : ''}
+    ${detail.undecoded ? html`<p class="warn">Some payloads of this cycle are ${LOCKED_MESSAGE}.</p>` : ''}
     ${detail.error || result?.error ? html`<p class="bad">${detail.error ?? result?.error}</p>` : ''}
     <h2>What came in</h2>
     ${incoming(detail)}
