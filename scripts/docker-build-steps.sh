@@ -43,5 +43,8 @@ done <"$repo/Dockerfile"
 entry="$(sed -nE 's/^ENTRYPOINT \["node", "([^"]+)"\]/\1/p' "$repo/Dockerfile")"
 say "final image entry point: node $entry --help (NODE_ENV=production)"
 (cd "$app" && NODE_ENV=production node "$entry" --help >/dev/null)
+# The worker's dependencies are optional peers of the package: the image must have kept them through the prune.
+say 'final image worker entry: require("./dist/src/worker.js")'
+(cd "$app" && NODE_ENV=production node -e 'require("./dist/src/worker.js")')
 [ ! -d "$app/node_modules/jest" ] || { say 'npm prune --omit=dev left dev dependencies'; exit 1; }
 say 'the Dockerfile build steps work'
