@@ -11,6 +11,8 @@ import { cyclePage } from './pages/cycle';
 import { approvalsPage } from './pages/approvals';
 import { researchPage, stagedPage } from './pages/runs';
 import { agentAction, decideAction } from './actions';
+import { archivePage } from './pages/archive';
+import type { ObservationStore } from '../activities/observations/entry';
 
 export interface ConsoleOptions {
   client: Client;
@@ -18,6 +20,8 @@ export interface ConsoleOptions {
   port?: number;
   /** A fixed token (tests); a random one otherwise. */
   token?: string;
+  /** The store the workers archive memory to, for the archive pointers' links. */
+  observations?: ObservationStore;
   /** A workflow's page in the Temporal Web UI, for the links on a cycle's page. */
   webUi?: (workflowId: string) => string | undefined;
 }
@@ -72,6 +76,9 @@ function route(options: ConsoleOptions, auth: ConsoleAuth, url: URL): Promise<Pa
   if (first === 'agents' && second && parts.length === 2) return agentPage(client, second, url, auth.csrf);
   if (first === 'agents' && second && third === 'cycles' && /^\d+$/.test(fourth ?? '') && parts.length === 4) {
     return cyclePage(client, second, Number(fourth), options.webUi ?? (() => undefined));
+  }
+  if (first === 'agents' && second && third === 'archive' && fourth && parts.length === 4) {
+    return archivePage(options.observations, second, fourth);
   }
   if (first === 'research' && second && parts.length === 2) return researchPage(client, second);
   if (first === 'research' && parts.length === 1) return agentsPage(client, url);

@@ -19,6 +19,8 @@ let scripted: ScriptedWorker;
 
 useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
 
+const FACTS = Array.from({ length: 30 }, (_, n) => `Ledger fact ${n}: the west vault holds crate ${n * 7}.`).join('\n');
+
 const SCRIPT = [
   // A chat turn: respond, then reflect adds a line to Known.
   { text: 'Noted: ZEBRA-7.' },
@@ -28,12 +30,19 @@ const SCRIPT = [
   { tool: 'done', args: { summary: 'ran it' } },
   { tool: 'shell', args: { command: 'echo never-runs' } },
   { tool: 'done', args: { summary: 'gave up' } },
+  // A turn that outgrows a small budget: the oldest of Known goes to the archive, a pointer in its place.
+  { text: 'Filed.' },
+  { tool: 'update_scratchpad', args: { understanding_known: `APPEND: ${FACTS}` } },
 ];
 
 beforeAll(async () => {
   browser = await launchChromium();
   scripted = await scriptedWorker(env, bundle, SCRIPT, 'console');
-  running = await startConsole({ client: env.client, webUi: (id) => `http://ui.invalid/${id}` });
+  running = await startConsole({
+    client: env.client,
+    observations: scripted.observations,
+    webUi: (id) => `http://ui.invalid/${id}`,
+  });
 });
 
 afterAll(async () => {
@@ -118,11 +127,24 @@ describe('scratchpad console', () => {
       await agents.waitForCycle(target, cycleWorkflowId(agentId, 3));
       const sent = scripted.model.requests.map((sentRequest) => JSON.stringify(sentRequest.messages)).join('\n');
       expect(sent).toContain('not on a Friday');
+
+      // Archive pointers open the archived text.
+      await agents.configure(target, { budgetChars: 1000 });
+      const filed = await agents.send(target, { message: 'File these facts' });
+      await agents.waitForCycle(target, filed.cycleId);
+      await page.goto(`http://127.0.0.1:${port()}/agents/${agentId}`);
+      await page
+        .getByRole('link', { name: /\[ARCHIVED \d+ older chars/ })
+        .first()
+        .click();
+      await page.getByText('The code word is ZEBRA-7').first().waitFor();
+      expect(page.url()).toMatch(/\/archive\/[0-9a-f]{16}$/);
+      await shot(page, 'archive');
     });
 
     // No worker runs now: every page still reads from the server alone.
     await page.goto(`http://127.0.0.1:${port()}/agents/${agentId}`);
-    await page.getByText('The code word is ZEBRA-7').first().waitFor();
+    await page.getByText('Ledger fact 29').first().waitFor();
     await page.goto(`http://127.0.0.1:${port()}/agents/${agentId}/cycles/2`);
     await page.getByText('approved-by-a-person').first().waitFor();
     expect(await page.locator('.add', { hasText: 'approved-by-a-person' }).textContent()).toContain('[tool shell]');

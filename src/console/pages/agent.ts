@@ -7,13 +7,14 @@ import { type Html, form, html, segment } from '../html';
 import { cyclePage } from '../listing';
 import { agentState, usd } from './agents';
 import { NotFound } from '../errors';
+import { withArchiveLinks } from './archive';
 import { requireReadable } from '../encrypted';
 import { agentWorkflowId } from '../../common/ids';
 
 /** The scratchpad as it reads in a prompt, one box per section. */
-export function scratchpadSections(state: Scratchpad): Html {
+export function scratchpadSections(agentId: string, state: Scratchpad): Html {
   const sections = renderMarkdown(state).trim().split('\n\n---\n\n');
-  return html`${sections.map((section) => html`<div class="section"><pre>${section}</pre></div>`)}`;
+  return html`${sections.map((section) => html`<div class="section"><pre>${withArchiveLinks(agentId, section)}</pre></div>`)}`;
 }
 
 function settingsTable(settings: Record<string, unknown>): Html {
@@ -91,7 +92,7 @@ export async function agentPage(
     </p>
     ${agent.approvals.length > 0 ? html`<p class="warn">${agent.approvals.length} call(s) wait for a decision: <a href="/approvals">Approvals</a></p>` : ''}
     <h2>Memory</h2>
-    ${scratchpadSections(memory.scratchpad)}
+    ${scratchpadSections(agentId, memory.scratchpad)}
     <h2>Held directives</h2>
     ${
       held.length === 0
