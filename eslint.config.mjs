@@ -4,6 +4,11 @@ import tseslint from 'typescript-eslint';
 // Every Node built-in, with and without the `node:` prefix, so a new one cannot slip in unnoticed.
 const nodeBuiltins = builtinModules.flatMap((name) => (name.startsWith('node:') ? [name] : [name, `node:${name}`]));
 
+// Words that name a feature. The kernel (the cycle as a function) must name none, not even in a string: features
+// describe themselves to it instead (workflows/cycle/tool-handler.ts, CycleFeature).
+export const FEATURE_WORDS = /subagent|investigation|stage|board|research/i;
+const kernelMessage = 'The cycle kernel names no feature: a feature describes itself through CycleFeature instead.';
+
 const sideEffectFree = (message, extraPatterns = []) => [
   'error',
   {
@@ -53,7 +58,8 @@ export default tseslint.config(
     },
   },
   {
-    // The cycle kernel runs every call through handlers that features register: it knows no feature, not even a type.
+    // The cycle kernel runs every call through handlers that features register: it knows no feature, not even a type
+    // or a message definition, and no identifier or string of it names one.
     files: ['src/workflows/cycle/**/*.ts', 'src/core/cycle/**/*.ts'],
     rules: {
       'no-restricted-imports': [
@@ -61,11 +67,18 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['**/agent/**', '**/research/**', '**/staged/**', '../agent-cycle'],
-              message: 'The cycle kernel knows no feature: register a tool handler or policy instead.',
+              group: ['**/agent/**', '**/research/**', '**/staged/**', '**/messages/agent', '**/messages/research'],
+              message: kernelMessage,
             },
+            { group: ['**/messages/staged', '**/agent-cycle'], message: kernelMessage },
           ],
         },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        { selector: `Identifier[name=${FEATURE_WORDS}]`, message: kernelMessage },
+        { selector: `Literal[value=${FEATURE_WORDS}]`, message: kernelMessage },
+        { selector: `TemplateElement[value.raw=${FEATURE_WORDS}]`, message: kernelMessage },
       ],
     },
   },

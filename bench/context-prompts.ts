@@ -1,5 +1,5 @@
 import type { ProviderRequest } from '../src/activities/model/provider';
-import { SYSTEM_PROMPTS } from '../src/activities/model/system-prompts';
+import { SYSTEM_PROMPTS, systemPrompt } from '../src/activities/model/system-prompts';
 import { messagesChars } from '../src/core/cycle/model';
 
 /** A prompt's size in characters and in estimated tokens. */
@@ -22,7 +22,7 @@ export function sizeOf(chars: number): PromptSize {
 
 /** Everything a request puts before the model: its system prompt and every message, tool calls and results too. */
 export function requestChars(request: Pick<ProviderRequest, 'system' | 'messages'>): number {
-  return SYSTEM_PROMPTS[request.system].length + messagesChars(request.messages);
+  return systemPrompt(request.system).length + messagesChars(request.messages);
 }
 
 /** Prompt sizes of one phase's requests, in the order the model received them (one per turn). */

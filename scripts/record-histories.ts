@@ -20,7 +20,7 @@ import { type FixtureWeb, fixturePages, serveFixtureWeb } from '../src/cli/demo/
 import { DEMO_COMPANIES, DEMO_PLAN, demoRoutes, planRoute } from '../src/cli/demo/research-scripts';
 import { researchInvestigationId, researchWorkflowId, researchWorkerId, subagentCycleId } from '../src/common/ids';
 import type { AgentSettings } from '../src/core/agent/agent';
-import type { CycleInput } from '../src/core/cycle/input';
+import type { AgentCycleInput as CycleInput } from '../src/core/agent/cycle-input';
 import { defaultScratchpad, enqueueTasks } from '../src/core/scratchpad/scratchpad';
 import { MAX_COMPLETED_TASKS } from '../src/core/scratchpad/state-caps';
 import { startDevServer } from '../src/dev-server/dev-server';
@@ -144,7 +144,7 @@ const RECORDINGS: Recording[] = [
       completed_tasks: Array.from({ length: MAX_COMPLETED_TASKS }, (_, n) => ({ task: `task ${n}`, summary: 'ok' })),
     },
   }),
-  // Seed 001's spawn_subagent: a child agentCycle whose summary is the parent's observation.
+  // Seed 001's spawn_subagent: a child subagentCycle whose summary is the parent's observation.
   cycleRecording(
     'agent-cycle-subagent',
     [

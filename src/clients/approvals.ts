@@ -12,6 +12,7 @@ import { cycleApprovalsQuery, cycleDecideUpdate } from '../common/messages/cycle
 import { z } from 'zod';
 import { type Decision, type DecisionArgs, type PendingApproval, PendingApprovalSchema } from '../core/tools/approval';
 import { listExecutions, visibilityString } from './visibility';
+import { isCycleType } from '../common/workflow-types';
 
 /** A tool call waiting for a decision, with where to send it. */
 export interface PendingCall extends PendingApproval {
@@ -85,7 +86,7 @@ export class Approvals {
       if (found) answered.add(execution.workflowId);
       add((found ?? []).map((call) => ({ ...call, agentId: agent, target: agent })));
     }
-    for (const cycle of executions.filter((found) => found.type === 'agentCycle').sort(byId)) {
+    for (const cycle of executions.filter((found) => isCycleType(found.type)).sort(byId)) {
       const root = cycle.rootExecution?.workflowId ?? cycle.parentExecution?.workflowId ?? undefined;
       if (root !== undefined && answered.has(root)) continue;
       const rootAgent = root === undefined ? undefined : agentOf({ type: 'agent', workflowId: root });

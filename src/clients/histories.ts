@@ -3,7 +3,8 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import type { temporal } from '@temporalio/proto';
 import { type AgentInput, type AgentSettings, AgentSettingsSchema } from '../core/agent/agent';
-import type { CycleResult, ParsedCycleInput } from '../core/cycle/input';
+import type { CycleResult } from '../core/cycle/input';
+import type { ParsedAgentCycleInput as ParsedCycleInput } from '../core/agent/cycle-input';
 
 /** A workflow's event history as the server returns it. */
 export type History = temporal.api.history.v1.IHistory;

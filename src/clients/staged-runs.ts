@@ -109,12 +109,14 @@ export async function latestRunNotes(client: Client, agentId: string): Promise<R
   finished.sort((a, b) => (b.closedAt?.getTime() ?? 0) - (a.closedAt?.getTime() ?? 0));
   for (const run of finished.slice(0, MAX_RUNS_READ)) {
     const result = (await client.workflow.getHandle(run.workflowId, run.runId).result()) as
-      { scratchpad?: unknown; reply?: unknown } | undefined;
+      { scratchpad?: unknown; runNotes?: unknown; reply?: unknown } | undefined;
     // A chat turn's result carries its reply: whatever else it holds, it is no run that keeps notes.
     if (!result || result.reply !== undefined) continue;
-    if (typeof result.scratchpad !== 'string' || result.scratchpad.trim() === '') continue;
+    // A staged run's result names them `scratchpad`, a cycle's `runNotes`.
+    const text = run.type === 'stagedTask' ? result.scratchpad : result.runNotes;
+    if (typeof text !== 'string' || text.trim() === '') continue;
     const kind = run.type === 'stagedTask' ? 'staged run' : 'task cycle';
-    return { text: result.scratchpad, workflowId: run.workflowId, kind, closedAt: run.closedAt };
+    return { text, workflowId: run.workflowId, kind, closedAt: run.closedAt };
   }
   return undefined;
 }

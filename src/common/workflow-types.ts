@@ -2,8 +2,11 @@ import { z } from 'zod';
 import { shareable } from '../core/shareable';
 import { validateAgentId } from './ids';
 import type { AgentInput } from '../core/agent/agent';
-import type { CycleInput, CycleResult } from '../core/cycle/input';
-import type { StagedInput, StagedResult } from '../core/staged/input';
+import type { CycleResult } from '../core/cycle/input';
+import type { AgentCycleInput } from '../core/agent/cycle-input';
+import type { SubagentCycleInput } from '../core/agent/subagent';
+import type { InvestigationInput } from '../core/research/investigation-input';
+import type { StageCycleInput, StageCycleResult, StagedInput, StagedResult } from '../core/staged/input';
 import type { ToolDescriptor } from '../core/tools/descriptor';
 import type { ResearchInput, ResearchResult, WorkerInput, WorkerResult } from '../core/research/run';
 
@@ -13,7 +16,10 @@ import type { ResearchInput, ResearchResult, WorkerInput, WorkerResult } from '.
  */
 export interface WorkflowTypes {
   agent: (input: AgentInput) => Promise<void>;
-  agentCycle: (input: CycleInput) => Promise<CycleResult>;
+  agentCycle: (input: AgentCycleInput) => Promise<CycleResult>;
+  subagentCycle: (input: SubagentCycleInput) => Promise<CycleResult>;
+  investigationCycle: (input: InvestigationInput) => Promise<CycleResult & { boardEntry?: string }>;
+  stageCycle: (input: StageCycleInput) => Promise<StageCycleResult>;
   scheduledWake: (input: WakeAgentArgs) => Promise<WakeAgentResult>;
   stagedTask: (input: StagedInput) => Promise<StagedResult>;
   research: (input: ResearchInput) => Promise<ResearchResult>;
@@ -57,6 +63,18 @@ export type WakeAgentArgs = z.input<ReturnType<typeof WakeAgentArgsSchema>>;
 export interface WakeAgentResult {
   workflowId: string;
   runId: string;
+}
+
+/**
+ * Every workflow type that runs a cycle (`runCycle`), one per feature: what lists and queries of cycles look for. An
+ * agent's own cycles are `agentCycle`; its sub-agents', a research run's investigations and a staged run's stages
+ * each have their own, which the Web UI shows as the execution's type.
+ */
+export const CYCLE_WORKFLOW_TYPES = ['agentCycle', 'subagentCycle', 'investigationCycle', 'stageCycle'] as const;
+
+/** Whether a workflow type is one that runs a cycle. */
+export function isCycleType(type: string): boolean {
+  return (CYCLE_WORKFLOW_TYPES as readonly string[]).includes(type);
 }
 
 export type AgentWorkflow = WorkflowTypes['agent'];

@@ -26,11 +26,14 @@ export function packageRoot(): string {
  */
 export const SHARED_WORKFLOW_MODULES: readonly string[] = [
   'agent/agent',
-  'agent-cycle',
+  'agent/agent-cycle',
+  'agent/subagent',
   'agent/scheduled-wake',
   'staged/staged-task',
+  'staged/stage',
   'research/research',
   'research/research-worker',
+  'research/investigation',
 ].map((name) => require.resolve(`../workflows/${name}`));
 
 /** Worker options that bundle this package's workflows with their shared modules. */

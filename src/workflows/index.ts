@@ -2,7 +2,10 @@ import type { VersioningBehavior } from '@temporalio/common';
 import { setWorkflowOptions, workflowInfo } from '@temporalio/workflow';
 import type { WorkflowTypes } from '../common/workflow-types';
 import type * as AgentModule from './agent/agent';
-import type * as AgentCycleModule from './agent-cycle';
+import type * as AgentCycleModule from './agent/agent-cycle';
+import type * as SubagentModule from './agent/subagent';
+import type * as InvestigationModule from './research/investigation';
+import type * as StageModule from './staged/stage';
 import type * as ResearchModule from './research/research';
 import type * as ResearchWorkerModule from './research/research-worker';
 import type * as ScheduledWakeModule from './agent/scheduled-wake';
@@ -21,7 +24,13 @@ import type * as WorkerToolsModule from './tools/worker-tools';
 export const agent: WorkflowTypes['agent'] = (...args) =>
   (require('./agent/agent') as typeof AgentModule).agent(...args);
 export const agentCycle: WorkflowTypes['agentCycle'] = (...args) =>
-  (require('./agent-cycle') as typeof AgentCycleModule).agentCycle(...args);
+  (require('./agent/agent-cycle') as typeof AgentCycleModule).agentCycle(...args);
+export const subagentCycle: WorkflowTypes['subagentCycle'] = (...args) =>
+  (require('./agent/subagent') as typeof SubagentModule).subagentCycle(...args);
+export const investigationCycle: WorkflowTypes['investigationCycle'] = (...args) =>
+  (require('./research/investigation') as typeof InvestigationModule).investigationCycle(...args);
+export const stageCycle: WorkflowTypes['stageCycle'] = (...args) =>
+  (require('./staged/stage') as typeof StageModule).stageCycle(...args);
 export const scheduledWake: WorkflowTypes['scheduledWake'] = (...args) =>
   (require('./agent/scheduled-wake') as typeof ScheduledWakeModule).scheduledWake(...args);
 export const stagedTask: WorkflowTypes['stagedTask'] = (...args) =>
@@ -47,6 +56,9 @@ const versioned = (versioningBehavior: VersioningBehavior) => () =>
   workflowInfo().currentDeploymentVersion?.deploymentName ? { versioningBehavior } : {};
 setWorkflowOptions(versioned('AUTO_UPGRADE'), agent);
 setWorkflowOptions(versioned('PINNED'), agentCycle);
+setWorkflowOptions(versioned('PINNED'), subagentCycle);
+setWorkflowOptions(versioned('PINNED'), investigationCycle);
+setWorkflowOptions(versioned('PINNED'), stageCycle);
 setWorkflowOptions(versioned('PINNED'), scheduledWake);
 setWorkflowOptions(versioned('PINNED'), stagedTask);
 setWorkflowOptions(versioned('PINNED'), research);

@@ -50,6 +50,18 @@ export async function settle(): Promise<void> {
 /** The module `jest.mock` puts in place of '@temporalio/workflow'. */
 export function workflowModule(): Record<string, unknown> {
   const actual = jest.requireActual('@temporalio/workflow');
+  // The real CancellationScope needs the workflow sandbox: this one runs its work and, cancelled, rejects the wait with
+  // a CancelledFailure, as a cancelled child's result does.
+  class CancellationScope {
+    private reject: (error: Error) => void = () => undefined;
+    private readonly cancelled = new Promise<never>((_, reject) => (this.reject = reject));
+    run<T>(work: () => Promise<T>): Promise<T> {
+      return Promise.race([work(), this.cancelled]);
+    }
+    cancel(): void {
+      this.reject(new actual.CancelledFailure('Cancellation scope cancelled'));
+    }
+  }
   const record = (level: string) => (message: string, attributes?: unknown) => {
     if (level === 'warn') workflowStub.warnings.push({ message, attributes });
   };
@@ -69,6 +81,9 @@ export function workflowModule(): Record<string, unknown> {
       error: record('error'),
     },
     workflowInfo: () => workflowStub.info,
+    CancellationScope,
+    // Handlers are the workflow's to register; no message reaches them here.
+    setHandler: () => undefined,
     startChild: (...args: unknown[]) => workflowStub.startChild(...args),
     executeChild: (...args: unknown[]) => workflowStub.executeChild(...args),
     proxyActivities: () =>

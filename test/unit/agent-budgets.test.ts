@@ -8,7 +8,8 @@ import {
   rememberCycle,
   withNotice,
 } from '../../src/core/agent/agent';
-import { holdRefusal, reconcileDirectives } from '../../src/core/agent/directives';
+import { reconcileDirectives } from '../../src/core/agent/directives';
+import { directiveRefusal } from '../../src/core/cycle/directive-caps';
 import { fitHandover } from '../../src/core/agent/handover';
 import { DIRECTIVES_BUDGET_BYTES, MAX_DIRECTIVE_CHARS } from '../../src/core/cycle/input';
 import { ZERO_USAGE } from '../../src/core/cycle/model';
@@ -21,17 +22,17 @@ const heavy = (index: number) => `${index} ${'指'.repeat(MAX_DIRECTIVE_CHARS - 
 describe('what an agent holds stays within its budgets', () => {
   it('holds directives up to their count and their weight, whichever comes first', () => {
     expect(
-      holdRefusal(
+      directiveRefusal(
         Array.from({ length: 100 }, (_, index) => `d${index}`),
         'one more',
       ),
     ).toBe('100 directives are held already');
     const held: string[] = [];
-    while (holdRefusal(held, heavy(held.length)) === null) held.push(heavy(held.length));
+    while (directiveRefusal(held, heavy(held.length)) === null) held.push(heavy(held.length));
     expect(held.length).toBeGreaterThan(10);
     expect(payloadBytes(held)).toBeLessThanOrEqual(DIRECTIVES_BUDGET_BYTES);
-    expect(holdRefusal(held, heavy(99))).toMatch(/would pass 128 KB/);
-    expect(holdRefusal(held.slice(1), heavy(99))).toBeNull();
+    expect(directiveRefusal(held, heavy(99))).toMatch(/would pass 128 KB/);
+    expect(directiveRefusal(held.slice(1), heavy(99))).toBeNull();
   });
 
   it('logs shown directives within the budget, newest kept; unseen ones are held again first', () => {

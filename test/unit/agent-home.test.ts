@@ -10,23 +10,7 @@ import { AgentHome } from '../../src/workflows/agent/agent-home';
 import { DeferredChanges } from '../../src/workflows/agent/deferred-changes';
 import { resetWorkflowStub, settle, workflowStub } from '../helpers/workflow-stub';
 
-// The real CancellationScope needs the workflow sandbox: this one runs its work and, cancelled, rejects the wait with
-// a CancelledFailure, as a cancelled child's result does.
-jest.mock('@temporalio/workflow', () => {
-  const stubbed = jest.requireActual('../helpers/workflow-stub').workflowModule();
-  const { CancelledFailure } = jest.requireActual('@temporalio/workflow');
-  class CancellationScope {
-    private reject: (error: Error) => void = () => undefined;
-    private readonly cancelled = new Promise<never>((_, reject) => (this.reject = reject));
-    run<T>(work: () => Promise<T>): Promise<T> {
-      return Promise.race([work(), this.cancelled]);
-    }
-    cancel(): void {
-      this.reject(new CancelledFailure('Cancellation scope cancelled'));
-    }
-  }
-  return { ...stubbed, CancellationScope };
-});
+jest.mock('@temporalio/workflow', () => jest.requireActual('../helpers/workflow-stub').workflowModule());
 
 const usage = (inputTokens: number, outputTokens = 0) => ({ ...ZERO_USAGE, inputTokens, outputTokens });
 
@@ -197,7 +181,7 @@ describe('AgentHome, with no server', () => {
     const cycles = stubCycles();
     const home = homeOf({ scratchpad: { ...defaultScratchpad(), current_task: 'work' } });
     home.start(true);
-    const running = home.runNext();
+    const running = home.runNext(() => undefined);
     await settle();
 
     const injected = home.inject({ section: 'notes', content: 'from the user' });
@@ -225,7 +209,7 @@ describe('AgentHome, with no server', () => {
     const home = homeOf();
     home.start(false);
     const reply = home.send({ message: 'hello' });
-    const running = home.runNext();
+    const running = home.runNext(() => undefined);
     await settle();
 
     expect(cycles[0]?.input).toMatchObject({ cycleId: 'agent/a1/cycle/1', kind: 'chat', message: 'hello' });
@@ -266,7 +250,7 @@ describe('AgentHome, with no server', () => {
     const home = homeOf({ scratchpad: before });
     home.start(false);
     const reply = home.send({ message: 'hello', model: 'scripted:turn' });
-    const running = home.runNext();
+    const running = home.runNext(() => undefined);
     await settle();
     expect(cycles[0]?.input).toMatchObject({ kind: 'chat', model: 'scripted:turn' });
 
@@ -289,7 +273,7 @@ describe('AgentHome, with no server', () => {
     const home = homeOf({ scratchpad: { ...defaultScratchpad(), current_task: 'work' } });
     home.start(true);
 
-    await home.runNext();
+    await home.runNext(() => undefined);
 
     expect(home.cycles[0]).toMatchObject({ outcome: 'failed', iterations: 0, error: 'no worker' });
     expect(home.scratchpad).toMatchObject({ current_task: 'work', notes: 'Cycle agent/a1/cycle/1 failed: no worker' });
@@ -302,7 +286,7 @@ describe('AgentHome, with no server', () => {
     const home = homeOf({ scratchpad: { ...defaultScratchpad(), current_task: 'work' }, handover });
     home.start(true);
 
-    const running = home.runNext();
+    const running = home.runNext(() => undefined);
     await settle();
     expect(cycles[0]?.input.directives).toEqual(held.slice(0, MAX_CYCLE_DIRECTIVES));
     cycles[0]?.end({ directives: held.slice(0, MAX_CYCLE_DIRECTIVES).map((text) => ({ text, iteration: 1 })) });
@@ -320,7 +304,7 @@ describe('AgentHome, with no server', () => {
     home.directive(42);
     expect(home.heldDirectives).toEqual(['held']);
 
-    const running = home.runNext();
+    const running = home.runNext(() => undefined);
     await settle();
     home.directive('forwarded');
     await settle();
@@ -361,7 +345,7 @@ describe('AgentHome, with no server', () => {
     expect(home.shouldContinueAsNew()).toBe(true);
     workflowStub.info.continueAsNewSuggested = false;
 
-    const running = home.runNext();
+    const running = home.runNext(() => undefined);
     await settle();
     cycles[0]?.end();
     await running;

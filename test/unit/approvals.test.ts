@@ -4,7 +4,8 @@ import { ToolRegistry } from '../../src/activities/tools/registry';
 import { z } from 'zod';
 import { AgentSettingsSchema } from '../../src/core/agent/agent';
 import { subagentInput } from '../../src/core/agent/subagent';
-import { CycleInputSchema } from '../../src/core/cycle/input';
+import { AgentCycleInputSchema } from '../../src/core/agent/cycle-input';
+import { SubagentCycleInputSchema } from '../../src/core/agent/subagent';
 import { defaultScratchpad } from '../../src/core/scratchpad/scratchpad';
 import { APPROVAL_ARGS_DISPLAY_CHARS, type Decision, type PendingApproval } from '../../src/core/tools/approval';
 import { ApprovalBook, describeDecision } from '../../src/core/tools/approval-book';
@@ -214,15 +215,15 @@ describe('where policies come from', () => {
     expect(settings).toMatchObject({ approve: ['shell'], approvalTimeoutMs: 60_000 });
     expect(AgentSettingsSchema().safeParse({ approve: ['bad pattern!'] }).success).toBe(false);
     expect(AgentSettingsSchema().safeParse({ approvalTimeoutMs: 10 }).success).toBe(false);
-    const parent = CycleInputSchema().parse({
+    const parent = AgentCycleInputSchema().parse({
       kind: 'task',
       agentId: 'a',
       before: defaultScratchpad('p'),
       approve: ['shell'],
       approvalTimeoutMs: 60_000,
     });
-    const child = subagentInput(parent, 'agent/a/cycle/1/sub/1', 'task', '');
+    const child = subagentInput({ parent, depth: 0 }, 'agent/a/cycle/1/sub/1', 'task', '');
     expect(child).toMatchObject({ approve: ['shell'], approvalTimeoutMs: 60_000 });
-    expect(CycleInputSchema().safeParse(child).success).toBe(true);
+    expect(SubagentCycleInputSchema().safeParse(child).success).toBe(true);
   });
 });

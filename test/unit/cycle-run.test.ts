@@ -1,6 +1,7 @@
 import type { ModelRequest, ModelResponse } from '../../src/core/cycle/model';
 import { ZERO_USAGE } from '../../src/core/cycle/model';
 import { CycleInputSchema, type CycleInput } from '../../src/core/cycle/input';
+import { StageCycleInputSchema } from '../../src/core/staged/input';
 import type { ToolCallInput } from '../../src/core/tools/observation';
 import { defaultScratchpad, enqueueTasks } from '../../src/core/scratchpad/scratchpad';
 
@@ -44,7 +45,7 @@ const call = (name: string, input: Record<string, unknown>, id = name) => ({ id,
 
 function newRun(raw: Partial<CycleInput> & Record<string, unknown>, features: Feature[] = [scratchpadTools()]) {
   const before = enqueueTasks(defaultScratchpad('Kernel'), ['Write a file']);
-  const input = CycleInputSchema().parse({ kind: 'task', agentId: 'a', before, tools: ['echo', 'fs_write'], ...raw });
+  const input = CycleInputSchema().parse({ agentId: 'a', before, tools: ['echo', 'fs_write'], ...raw });
   const archived: string[] = [];
   const run = new CycleRun(
     input,
@@ -98,15 +99,14 @@ describe('the cycle kernel (CycleRun and the task loop), activities stubbed', ()
 
   it("applies a feature's policy to runTool calls and its fields to each call, and collects its result", async () => {
     const stage = stageFeature(
-      CycleInputSchema().parse({
-        kind: 'stage',
+      StageCycleInputSchema().parse({
         agentId: 'a',
         before: defaultScratchpad(),
         stage: { context: '## Stage 1', maxPaths: 1 },
-      }) as never,
+      }),
     );
     const tagged: Feature = { callContext: { boardId: 'research/r' }, isFinished: () => toolCalls.length >= 2 };
-    const { run } = newRun({ tools: ['fs_write'], maxIterations: 2 }, [scratchpadTools(), stage, tagged]);
+    const { run } = newRun({ tools: ['fs_write'], maxIterations: 2 }, [scratchpadTools(), stage.feature, tagged]);
     script = [[call('fs_write', { path: 'a.txt', content: 'A' })], [call('fs_write', { path: 'b.txt', content: 'B' })]];
 
     expect(await runTaskLoop(run)).toBe('max_iterations');
@@ -114,7 +114,7 @@ describe('the cycle kernel (CycleRun and the task loop), activities stubbed', ()
     expect(toolCalls.map((entry) => [entry.name, entry.args.path, entry.boardId])).toEqual([
       ['fs_write', 'a.txt', 'research/r'],
     ]);
-    expect(run.featureResults()).toEqual({ touchedPaths: ['a.txt'], refusedPaths: ['b.txt'] });
+    expect(stage.result()).toEqual({ touchedPaths: ['a.txt'], refusedPaths: ['b.txt'] });
     expect(run.decoratePrompt('prompt')).toBe('prompt\n\n## Stage 1');
   });
 

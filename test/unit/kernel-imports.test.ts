@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
@@ -42,4 +43,36 @@ describe('the cycle kernel', () => {
       'workflows/cycle/cycle-run.ts: ../../core/staged/rules',
     ]);
   });
+});
+
+describe('the lint rule that keeps features out of the kernel', () => {
+  // eslint.config.mjs: no import of a feature folder or message file, no identifier or string naming a feature.
+  // The project's own eslint on its own configuration (an ES module, which jest's sandbox cannot import), fed the text.
+  const lint = async (text: string, file = 'src/workflows/cycle/task-loop.ts') => {
+    const root = path.resolve(SRC, '..');
+    const args = ['eslint', '--format', 'json', '--stdin', '--stdin-filename', path.join(root, file)];
+    const output = await new Promise<string>((resolve) => {
+      const child = execFile('npx', args, { cwd: root }, (_error, stdout) => resolve(stdout));
+      child.stdin?.end(text);
+    });
+    const [result] = JSON.parse(output) as { messages: { ruleId: string; line: number }[] }[];
+    return (result?.messages ?? []).map((message) => `${message.ruleId}: ${message.line}`);
+  };
+
+  it('fails on a feature named in a kernel file: an import, an identifier, a string; not on kernel words', async () => {
+    const text = [
+      "import { replySignal } from '../../common/messages/agent';",
+      'export const boardId = 1;',
+      "export const prompt = 'staged';",
+      'export const kind = `sub-agent ${String(replySignal)} subagent`;',
+      "export const system = 'cycle';",
+      '',
+    ].join('\n');
+    expect(await lint(text)).toEqual([
+      'no-restricted-imports: 1',
+      'no-restricted-syntax: 2',
+      'no-restricted-syntax: 3',
+      'no-restricted-syntax: 4',
+    ]);
+  }, 180_000);
 });

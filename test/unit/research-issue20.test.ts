@@ -3,7 +3,7 @@ import { CapabilityTokens } from '../../src/core/research/capabilities';
 import { FetchLedger } from '../../src/core/research/fetch-ledger';
 import { draftFromBoardWrite, investigationInput } from '../../src/core/research/investigation';
 import { subagentInput } from '../../src/core/agent/subagent';
-import { CycleInputSchema } from '../../src/core/cycle/input';
+import { InvestigationInputSchema } from '../../src/core/research/investigation-input';
 import { aliasesOf, checkPlan } from '../../src/core/research/plan';
 import { composeAnswer } from '../../src/core/research/run';
 import { excludingHosts, queryFromReply, tombstoneQuery } from '../../src/core/research/search-query';
@@ -74,7 +74,7 @@ describe('writers prove who they are', () => {
   });
 
   it("never hands the worker's token to a sub-agent of its investigation", () => {
-    const input = CycleInputSchema().parse(
+    const input = InvestigationInputSchema().parse(
       investigationInput(
         {
           supervisorId: 's',
@@ -91,9 +91,11 @@ describe('writers prove who they are', () => {
         'w1/cycle',
       ),
     );
-    expect(input).toMatchObject({ kind: 'investigation', research: { token: 't-one' } });
-    const sub = subagentInput(input, 'w1/cycle/sub/1', 'look deeper', '');
-    expect(sub).toMatchObject({ kind: 'subagent', research: { workerId: 'w1' } });
+    expect(input).toMatchObject({ research: { token: 't-one' } });
+    // What the investigation passes down: its board and how its waits are named, never the token.
+    const inherited = { callContext: { boardId: 'research/r' }, waitContext: 'research fact Acme / revenue (w1)' };
+    const sub = subagentInput({ parent: input, depth: 1, inherited }, 'w1/cycle/sub/1', 'look deeper', '');
+    expect(sub).toMatchObject({ inherited });
     expect(JSON.stringify(sub)).not.toContain('t-one');
   });
 

@@ -1,8 +1,9 @@
-import { CycleInputSchema } from '../../src/core/cycle/input';
+import { InvestigationInputSchema } from '../../src/core/research/investigation-input';
+import { SubagentCycleInputSchema } from '../../src/core/agent/subagent';
 import { urlKey } from '../../src/core/research/url-key';
 import { MAX_SECTION_CHARS } from '../../src/core/scratchpad/scratchpad';
 import type { WorkerInput } from '../../src/core/research/run';
-import { INVESTIGATION_TOOLS, investigationInput } from '../../src/core/research/investigation';
+import { INVESTIGATION_DEPTH, INVESTIGATION_TOOLS, investigationInput } from '../../src/core/research/investigation';
 import { MAX_SUBAGENT_DEPTH, subagentInput } from '../../src/core/agent/subagent';
 import { isWorkerObservation, researchInvestigationId, researchWorkerId, subagentCycleId } from '../../src/common/ids';
 
@@ -23,7 +24,7 @@ const worker: WorkerInput = {
 describe("a research worker's investigation", () => {
   it('is a fresh cycle: the fact as purpose and task, the brief as workspace, research tools, one level down', () => {
     const cycleId = researchInvestigationId(worker.workerId);
-    const input = CycleInputSchema().parse(investigationInput(worker, cycleId));
+    const input = InvestigationInputSchema().parse(investigationInput(worker, cycleId));
     expect(input).toMatchObject({ cycleId, agentId: 'research/r1', maxIterations: 6, model: 'scripted:x' });
     expect(input.before.identity.purpose).toBe('Research Acme / revenue');
     expect(input.before.current_task).toBe('Research Acme / revenue');
@@ -37,21 +38,27 @@ describe("a research worker's investigation", () => {
     );
     expect(input.tools).toEqual([...INVESTIGATION_TOOLS]);
     expect(input.tools).not.toContain('shell');
-    expect(input.subagentDepth).toBe(1);
+    expect(INVESTIGATION_DEPTH).toBe(1);
     expect(input).toMatchObject({
-      kind: 'investigation',
       research: { supervisorId: 'research/r1', workerId: worker.workerId, entity: 'Acme', field: 'revenue' },
     });
     // Its sub-agent keeps the board (tombstones) but may not write the fact, and is the last level that may run.
-    const sub = CycleInputSchema().parse(subagentInput(input, subagentCycleId(cycleId, 1), 'Find it', 'ctx'));
-    expect(sub).toMatchObject({ kind: 'subagent', research: { workerId: worker.workerId } });
-    expect(sub.subagentDepth).toBe(MAX_SUBAGENT_DEPTH);
+    const from = {
+      parent: input,
+      depth: INVESTIGATION_DEPTH,
+      withhold: ['board_write'],
+      inherited: { callContext: { boardId: 'research/r1' } },
+    };
+    const sub = SubagentCycleInputSchema().parse(subagentInput(from, subagentCycleId(cycleId, 1), 'Find it', 'ctx'));
+    expect(sub).toMatchObject({ inherited: { callContext: { boardId: 'research/r1' } } });
+    expect(sub.tools).not.toContain('board_write');
+    expect(sub.depth).toBe(MAX_SUBAGENT_DEPTH);
   });
 
   it('fits a long goal and tombstone list into WORKSPACE, keeping the fact line and the closing instruction', () => {
     const tombstoned = Array.from({ length: 64 }, (_, index) => `http://example.test/${'x'.repeat(2000)}/${index}`);
     const long = { ...worker, goal: 'g'.repeat(2000), tombstoned };
-    const input = CycleInputSchema().parse(investigationInput(long, researchInvestigationId(worker.workerId)));
+    const input = InvestigationInputSchema().parse(investigationInput(long, researchInvestigationId(worker.workerId)));
     expect(input.before.workspace.length).toBeLessThanOrEqual(MAX_SECTION_CHARS);
     expect(input.before.workspace.split('\n')[0]).toBe('Fact: Acme / revenue (attempt 2)');
     expect(input.before.workspace).toMatch(/…\nFinish with board_write: /);

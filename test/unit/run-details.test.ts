@@ -4,6 +4,7 @@ import { renderBoard } from '../../src/core/research/render';
 import { defaultScratchpad, enqueueTasks } from '../../src/core/scratchpad/scratchpad';
 import { utf8Length } from '../../src/core/text';
 import { askedDetails, cycleDetails, cycleOutcomeLine } from '../../src/workflows/cycle/cycle-details';
+import { agentCycleDescription } from '../../src/workflows/agent/child-cycle';
 import { DETAILS_BYTES, outcomeLine, withinSections } from '../../src/workflows/cycle/details-text';
 import { researchDetails, researchOutcomeLine } from '../../src/workflows/research/research-details';
 import { stagedDetails } from '../../src/workflows/staged/staged-details';
@@ -39,7 +40,7 @@ describe('withinSections (details capped by whole sections)', () => {
 
 describe('cycle details', () => {
   const after = enqueueTasks(defaultScratchpad(), ['Ship the release']);
-  const end = { kind: 'task', iterations: 3, maxIterations: 3, usage, after };
+  const end = { iterations: 3, maxIterations: 3, usage, after };
 
   it("say the outcome in words on the first line: a failed cycle's reason, a cycle stopped at its limit", () => {
     const failed = cycleDetails({ ...end, outcome: 'failed', error: 'ModelError.Auth: invalid x-api-key' });
@@ -48,21 +49,22 @@ describe('cycle details', () => {
     expect(cycleOutcomeLine({ ...end, outcome: 'max_iterations' })).toBe(
       'max_iterations: stopped at the limit of 3 iterations before the work was done',
     );
-    expect(cycleOutcomeLine({ ...end, outcome: 'completed', kind: 'chat', iterations: 1 })).toBe(
+    expect(cycleOutcomeLine({ ...end, outcome: 'completed', reply: 'Hi', iterations: 1 })).toBe(
       'completed: replied after 1 iteration',
     );
   });
 
   it('say what a cycle was asked: kind, agent, limits, message, task, directives', () => {
-    const text = askedDetails({
-      kind: 'chat',
+    const input = {
+      kind: 'chat' as const,
       agentId: 'a1',
       cycleId: 'agent/a1/cycle/7',
       before: after,
       message: 'What changed?',
       maxIterations: 4,
       directives: ['be brief'],
-    });
+    };
+    const text = askedDetails(input, agentCycleDescription(input));
     expect(text.split('\n')[0]).toBe('**chat turn** `agent/a1/cycle/7` of agent `a1`, at most 4 iterations');
     expect(text).toContain('### Message\nWhat changed?');
     expect(text).toContain('### Directives (1)\n- be brief');

@@ -1,4 +1,4 @@
-import { type CycleInput, type CycleResult } from '../../src/core/cycle/input';
+import type { StageCycleInput as CycleInput, StageCycleResult as CycleResult } from '../../src/core/staged/input';
 import { type ModelResponse, ZERO_USAGE } from '../../src/core/cycle/model';
 import { StagedInputSchema, type StagedInput } from '../../src/core/staged/input';
 import { NO_OP_CORRECTION } from '../../src/core/staged/rules';
@@ -15,9 +15,9 @@ const usage = (inputTokens: number) => ({ ...ZERO_USAGE, inputTokens });
  * The one place that knows how a staged run starts a stage's child cycle: whichever of `executeChild` or
  * `startChild` it calls, each cycle gets the next answer, and its id and input are recorded.
  */
-/** The stage block's context of a stage cycle's input; empty for any other kind. */
+/** The stage block's context of a stage cycle's input. */
 function stageContextOf(input: CycleInput | undefined): string {
-  return input?.kind === 'stage' ? input.stage.context : '';
+  return input?.stage.context ?? '';
 }
 
 function answerStageCycles(...answers: Partial<CycleResult>[]): { id: string; input: CycleInput }[] {
@@ -28,7 +28,7 @@ function answerStageCycles(...answers: Partial<CycleResult>[]): { id: string; in
     const next = answers.shift();
     if (!next) throw new Error(`no answer left for ${options.workflowId}`);
     const result = { agentId: input.agentId, cycleId: options.workflowId, outcome: 'completed' as const };
-    return { ...result, after: input.before, iterations: 1, usage: usage(1), ...next };
+    return { ...result, after: input.before, iterations: 1, usage: usage(1), touchedPaths: [], ...next };
   };
   workflowStub.executeChild.mockImplementation(async (_type: unknown, options) => answer(options));
   workflowStub.startChild.mockImplementation(async (_type: unknown, options) => {
@@ -106,7 +106,7 @@ describe('StagedRun: a stage', () => {
     });
     expect(cycles.map((cycle) => cycle.id)).toEqual([`${RUN_ID}/stage-1`]);
     const input = cycles[0]?.input;
-    expect(input).toMatchObject({ kind: 'stage', agentId: 'a1', cycleId: `${RUN_ID}/stage-1`, stage: { maxPaths: 2 } });
+    expect(input).toMatchObject({ agentId: 'a1', cycleId: `${RUN_ID}/stage-1`, stage: { maxPaths: 2 } });
     expect(input?.before).toMatchObject({ current_task: 'write src/health.ts', pending_actions: [] });
     expect(input?.tools).not.toContain(SCRATCHPAD_READ);
     expect(stageContextOf(input)).toContain('test it');
@@ -176,7 +176,7 @@ describe('StagedRun: a stage', () => {
 
   it('tracks every file once across stages, the latest notes, the usage, and the refused paths', async () => {
     answerStageCycles(
-      { touchedPaths: ['a.ts', 'b.ts'], scratchpad: 'first notes', usage: usage(10) },
+      { touchedPaths: ['a.ts', 'b.ts'], runNotes: 'first notes', usage: usage(10) },
       { touchedPaths: ['b.ts', 'c.ts'], refusedPaths: ['d.ts'], usage: usage(20) },
     );
     const run = runOf();

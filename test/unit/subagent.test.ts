@@ -1,5 +1,6 @@
 import { subagentCycleId } from '../../src/common/ids';
-import { CycleInputSchema, type CycleResult } from '../../src/core/cycle/input';
+import type { CycleResult } from '../../src/core/cycle/input';
+import { AgentCycleInputSchema } from '../../src/core/agent/cycle-input';
 import { ZERO_USAGE } from '../../src/core/cycle/model';
 import { toolNote } from '../../src/core/tools/observation';
 import { defaultScratchpad, enqueueTasks } from '../../src/core/scratchpad/scratchpad';
@@ -8,6 +9,7 @@ import {
   MAX_SUBAGENT_DEPTH,
   MAX_SUBAGENTS_PER_CYCLE,
   SUBAGENT_NOTES_CHARS,
+  SubagentCycleInputSchema,
   parseSubagentArgs,
   subagentInput,
   subagentObservation,
@@ -35,7 +37,9 @@ function result(overrides: Partial<CycleResult>): CycleResult {
 describe('spawn_subagent rules', () => {
   it('is offered to cycles by default but is no activity tool', () => {
     // No tools in the input: the default selection, which offers it alongside the built-ins.
-    expect(CycleInputSchema().parse({ kind: 'task', agentId: 'a', before: defaultScratchpad() }).tools).toBeUndefined();
+    expect(
+      AgentCycleInputSchema().parse({ kind: 'task', agentId: 'a', before: defaultScratchpad() }).tools,
+    ).toBeUndefined();
     const builtins = ACTIVITY_TOOLS.map((name) => ({ name, source: 'builtin' }));
     expect(selectTools(undefined, builtins, [SPAWN_SUBAGENT]).offered).toEqual(CYCLE_TOOLS);
     expect(CYCLE_TOOLS).toContain(SPAWN_SUBAGENT);
@@ -72,7 +76,7 @@ describe('spawn_subagent rules', () => {
 
   it("builds the child's input: a fresh scratchpad, the parent's settings, one level deeper", () => {
     const parentState = { ...enqueueTasks(defaultScratchpad('Parent'), ['big job']), notes: 'parent secret' };
-    const parent = CycleInputSchema().parse({
+    const parent = AgentCycleInputSchema().parse({
       kind: 'task',
       agentId: 'a',
       before: parentState,
@@ -81,19 +85,19 @@ describe('spawn_subagent rules', () => {
     });
     const id = subagentCycleId('agent/a/cycle/3', 1);
     expect(id).toBe('agent/a/cycle/3/sub/1');
-    const input = subagentInput(parent, id, 'Find X', 'X lives in Y');
-    expect(input).toMatchObject({ agentId: 'a', cycleId: id, kind: 'subagent', model: 'scripted:x', maxIterations: 7 });
-    expect(input.subagentDepth).toBe(1);
+    const input = subagentInput({ parent, depth: 0 }, id, 'Find X', 'X lives in Y');
+    expect(input).toMatchObject({ agentId: 'a', cycleId: id, model: 'scripted:x', maxIterations: 7 });
+    expect(input.depth).toBe(1);
     expect(input.tools).toEqual(parent.tools);
     expect(input.before.identity.purpose).toBe('Find X');
     expect(input.before.current_task).toBe('Find X');
     expect(input.before.workspace).toBe('X lives in Y');
     expect(input.before.notes).toBe('');
     expect(input.before.pending_actions).toEqual([]);
-    expect(CycleInputSchema().parse(input).subagentDepth).toBe(1);
-    expect(subagentInput(parent, id, 'Find X', '').before.workspace).toBe(defaultScratchpad().workspace);
+    expect(SubagentCycleInputSchema().parse(input).depth).toBe(1);
+    expect(subagentInput({ parent, depth: 0 }, id, 'Find X', '').before.workspace).toBe(defaultScratchpad().workspace);
     // The depth the schema accepts ends at the limit: a child input past it is rejected, not run.
-    expect(CycleInputSchema().safeParse({ ...input, subagentDepth: MAX_SUBAGENT_DEPTH + 1 }).success).toBe(false);
+    expect(SubagentCycleInputSchema().safeParse({ ...input, depth: MAX_SUBAGENT_DEPTH + 1 }).success).toBe(false);
   });
 
   it("turns the child's result into the parent's observation", () => {

@@ -15,7 +15,7 @@ describe('what an agent and its cycles load', () => {
     'core/staged/input.ts',
   ];
 
-  it.each(['workflows/agent/agent.ts', 'workflows/agent-cycle.ts'])(
+  it.each(['workflows/agent/agent.ts', 'workflows/agent/agent-cycle.ts', 'workflows/agent/subagent.ts'])(
     '%s loads no research board or staged-run schemas',
     (root) => {
       const loaded = relative(loadedBy(path.join(SRC, root)));

@@ -5,6 +5,9 @@ import type { ScriptEntry } from '../../src/activities/model/scripted';
 import { type FixtureWeb, fixturePages, serveFixtureWeb } from '../../src/cli/demo/fixture-web';
 import { factRoute } from '../../src/cli/demo/research-scripts';
 import type { CycleResult } from '../../src/core/cycle/input';
+
+/** A cycle's result as a test reads it: an investigation's would carry its board entry. */
+type AnyCycleResult = CycleResult & { boardEntry?: string };
 import type { ResearchResult, WorkerResult } from '../../src/core/research/run';
 import { defaultScratchpad } from '../../src/core/scratchpad/scratchpad';
 import { researchInvestigationId, researchWorkflowId, researchWorkerId, subagentCycleId } from '../../src/common/ids';
@@ -95,7 +98,7 @@ describe("research workers run on spawn_subagent's machinery", () => {
         [w1, w2].map((id) => env.client.workflow.getHandle(id).result()),
       );
       const subId = subagentCycleId(researchInvestigationId(w2), 1);
-      const sub: CycleResult = await env.client.workflow.getHandle(subId).result();
+      const sub: AnyCycleResult = await env.client.workflow.getHandle(subId).result();
       return { result, status: await handle.query(researchStatusQuery), workers, sub };
     });
     expect(result.outcome).toBe('complete');
@@ -210,7 +213,7 @@ describe("research workers run on spawn_subagent's machinery", () => {
   it('never offers board_write to a cycle without a research fact, and refuses the call with a clear observation', async () => {
     const { worker, taskQueue, model } = await researchTestWorker(env, bundle, web, routes(web.base));
     const agentId = `plain-${runIdFor('plain')}`;
-    const result: CycleResult = await worker.runUntil(
+    const result: AnyCycleResult = await worker.runUntil(
       env.client.workflow.execute('agentCycle', {
         taskQueue,
         workflowId: `agent/${agentId}/cycle/1`,

@@ -11,7 +11,7 @@ import type {
   ToolResultBlockParam,
 } from '@anthropic-ai/sdk/resources/messages';
 import type { CacheTtl, Message, ModelResponse, TextBlock } from '../../core/cycle/model';
-import { SYSTEM_PROMPTS } from './system-prompts';
+import { systemPrompt } from './system-prompts';
 import { toModelFailure } from './errors';
 import type { ModelProvider, ProviderRequest } from './provider';
 
@@ -157,7 +157,7 @@ export function messageParams(model: string, request: ProviderRequest): MessageC
   return {
     model,
     max_tokens: request.maxTokens,
-    system: [{ type: 'text', text: SYSTEM_PROMPTS[request.system], cache_control: control }],
+    system: [{ type: 'text', text: systemPrompt(request.system), cache_control: control }],
     messages,
     ...(tools.length > 0 ? { tools, tool_choice: toolChoice(request.toolChoice) } : {}),
   };

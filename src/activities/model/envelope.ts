@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ToolCall } from '../../core/cycle/model';
 import { objectSpans } from '../../core/cycle/parse';
-import { SYSTEM_PROMPTS } from './system-prompts';
+import { systemPrompt } from './system-prompts';
 import type { ProviderRequest } from './provider';
 
 /**
@@ -28,7 +28,7 @@ export function speaksEnvelope(request: ProviderRequest): boolean {
 export function envelopeSystem(request: ProviderRequest): string {
   const planning = request.system === 'staged_plan';
   return [
-    SYSTEM_PROMPTS[request.system],
+    systemPrompt(request.system),
     '',
     '## Reply format',
     'Reply with exactly one JSON object (no second object):',

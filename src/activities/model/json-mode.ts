@@ -4,7 +4,7 @@ import { envelopeSystem, envelopeToolCalls, speaksEnvelope } from './envelope';
 import { compactSchema } from './json-protocol';
 import type { OfferedTool } from './offered-tools';
 import type { ProviderRequest } from './provider';
-import { SYSTEM_PROMPTS } from './system-prompts';
+import { systemPrompt } from './system-prompts';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -112,7 +112,7 @@ function namedCall(value: unknown, tools: readonly OfferedTool[]): ToolCall[] {
 export function jsonModeOf(request: ProviderRequest): JsonMode | undefined {
   const { tools, toolChoice } = request;
   if (tools.length === 0) return undefined;
-  const base = SYSTEM_PROMPTS[request.system];
+  const base = systemPrompt(request.system);
   if (speaksEnvelope(request)) {
     return {
       name: 'envelope',

@@ -1,4 +1,4 @@
-import { SYSTEM_PROMPTS } from './system-prompts';
+import { systemPrompt } from './system-prompts';
 import type { OfferedTool } from './offered-tools';
 import type { ProviderRequest } from './provider';
 
@@ -48,7 +48,7 @@ function choiceLine(choice: ProviderRequest['toolChoice']): string {
  * plus a section asking for exactly one `{"tool": ..., "args": {...}}` object. No tools, no section.
  */
 export function jsonProtocolSystem(request: ProviderRequest): string {
-  const system = SYSTEM_PROMPTS[request.system];
+  const system = systemPrompt(request.system);
   const tools = request.tools;
   if (tools.length === 0) return system;
   return [

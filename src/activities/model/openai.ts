@@ -14,7 +14,7 @@ import { envelopeSystem, speaksEnvelope } from './envelope';
 import { jsonProtocolSystem } from './json-protocol';
 import { type JsonMode, jsonModeOf } from './json-mode';
 import type { ModelProvider, ProviderRequest } from './provider';
-import { SYSTEM_PROMPTS } from './system-prompts';
+import { systemPrompt } from './system-prompts';
 import { type ServerInfo, serverInfo } from './server-info';
 import type { OpenAIProtocol, OpenAIProtocolChoice } from '../../config';
 import { chatMessage, toolChoiceOf } from './openai-messages';
@@ -182,7 +182,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
     json: JsonMode | undefined = protocol === 'json' ? jsonModeOf(request) : undefined,
   ): ChatCompletionCreateParamsNonStreaming {
     const native = protocol === 'tools';
-    let system = SYSTEM_PROMPTS[request.system];
+    let system = systemPrompt(request.system);
     if (json) system = json.system;
     else if (!native) system = speaksEnvelope(request) ? envelopeSystem(request) : jsonProtocolSystem(request);
     const messages: ChatCompletionMessageParam[] = [

@@ -5,7 +5,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { type ModelResponse, type Usage, messagesChars } from '../../core/cycle/model';
 import { flattenToolUse } from '../../core/cycle/flatten-messages';
-import { SYSTEM_PROMPTS } from './system-prompts';
+import { systemPrompt } from './system-prompts';
 import type { ModelProvider, ProviderRequest } from './provider';
 import { ModelError } from '../../common/failure-types';
 
@@ -156,7 +156,7 @@ export class ScriptedProvider implements ModelProvider {
       name: call.tool,
       input: call.args,
     }));
-    const requestChars = SYSTEM_PROMPTS[request.system].length + messagesChars(request.messages);
+    const requestChars = systemPrompt(request.system).length + messagesChars(request.messages);
     const replyChars =
       text.length + toolCalls.reduce((sum, call) => sum + JSON.stringify(call.input).length + call.name.length, 0);
     const usage: Usage = {

@@ -1,5 +1,4 @@
 import { DIRECTIVES_BUDGET_BYTES } from '../cycle/input';
-import { directiveRefusal } from '../cycle/directive-caps';
 import { newestWithin } from '../payload';
 import { type DirectiveRecord, keepLast } from './agent';
 
@@ -12,11 +11,6 @@ export interface DirectiveBook {
   held: string[];
   /** Shown to some cycle, with the cycle that first showed each. */
   log: DirectiveRecord[];
-}
-
-/** Why `text` may not join the directives not yet shown (`pending`: held, and given to the running cycle), or null. */
-export function holdRefusal(pending: readonly string[], text: string): string | null {
-  return directiveRefusal(pending, text, KEPT_DIRECTIVES);
 }
 
 /**

@@ -1,18 +1,16 @@
-import {
-  type CycleInput,
-  type CycleResult,
-  MAX_SUBAGENT_DEPTH,
-  type ParsedCycleInput,
-  type ResearchFact,
-} from '../cycle/input';
+import { z } from 'zod';
+import { type CycleInput, type CycleResult, type ParsedCycleInput, cycleInputShape } from '../cycle/input';
 import { withChildUsage } from '../cycle/model';
 import type { Observation } from '../tools/observation';
 import { approvalInputOf } from '../tools/approval-policy';
 import { type Scratchpad, defaultScratchpad } from '../scratchpad/scratchpad';
+import { shareable } from '../shareable';
 import { codePointLength, tailCodePoints } from '../text';
 import { SUBAGENT_TOOL_ARGS } from './subagent-tool';
 
-export { MAX_SUBAGENT_DEPTH, withChildUsage };
+export { withChildUsage };
+/** A top-level cycle is at depth 0; a cycle at this depth may not spawn (sub-agents nest, but not far). */
+export const MAX_SUBAGENT_DEPTH = 2;
 /** Most sub-agents one cycle may spawn: each is a whole cycle of model calls. */
 export const MAX_SUBAGENTS_PER_CYCLE = 3;
 /** Characters of a child's notes a parent sees when the child stopped without finishing. */
@@ -54,17 +52,11 @@ export function subagentScratchpad(task: string, context: string): Scratchpad {
 }
 
 /** What a fresh child cycle is given: its id, task and context, where it runs, and the limits it inherits. */
-export type FreshCycleSpec = FreshCycleBase &
-  /** A research worker's fact: an `investigation` writes it; a `subagent` only reads its board. */
-  ({ kind: 'subagent'; research?: ResearchFact } | { kind: 'investigation'; research: ResearchFact });
-
-interface FreshCycleBase {
+export interface FreshCycleSpec {
   agentId: string;
   cycleId: string;
   task: string;
   context: string;
-  /** Its depth among sub-agents: one below whoever started it. */
-  depth: number;
   maxIterations: number;
   model?: string;
   /** Names and globs; absent: the worker's default selection. */
@@ -75,7 +67,7 @@ interface FreshCycleBase {
 
 /** A cycle with a fresh scratchpad and nothing else of whoever started it: sub-agents and research workers alike. */
 export function freshCycleInput(spec: FreshCycleSpec): CycleInput & { cycleId: string } {
-  const common = {
+  return {
     agentId: spec.agentId,
     cycleId: spec.cycleId,
     before: subagentScratchpad(spec.task, spec.context),
@@ -85,47 +77,68 @@ export function freshCycleInput(spec: FreshCycleSpec): CycleInput & { cycleId: s
     ...(spec.tools !== undefined ? { tools: spec.tools } : {}),
     ...(spec.maxAttempts !== undefined ? { maxAttempts: spec.maxAttempts } : {}),
     ...(spec.budgetChars !== undefined ? { budgetChars: spec.budgetChars } : {}),
-    subagentDepth: spec.depth,
   };
-  if (spec.kind === 'investigation') return { kind: 'investigation', ...common, research: spec.research };
-  return { kind: 'subagent', ...common, ...(spec.research ? { research: spec.research } : {}) };
 }
 
 /**
- * The child cycle's input: the parent's model and limits, a fresh scratchpad, one level deeper. A research
- * investigation's sub-agent keeps its board for tombstones but may not write the parent's fact.
+ * What a sub-agent keeps of the cycle that spawned it beyond its limits: the fields that cycle's tool calls carried
+ * (a research investigation's board, whose tombstones `web_fetch` still refuses) and how its waits were named.
+ */
+const InheritedSchema = z.strictObject({
+  callContext: z
+    .record(z.string().max(100), z.string().max(1000))
+    .refine((context) => Object.keys(context).length <= 10, { message: 'at most 10 fields' })
+    .optional(),
+  waitContext: z.string().max(1000).optional(),
+});
+export type Inherited = z.output<typeof InheritedSchema>;
+
+/** Input of one `subagentCycle` workflow: the base input, its depth among sub-agents, and what it inherited. */
+export const SubagentCycleInputSchema = shareable(
+  z.strictObject({
+    ...cycleInputShape(),
+    /** One below whoever spawned it; the schema refuses a child past the limit rather than run it. */
+    depth: z.number().int().min(1).max(MAX_SUBAGENT_DEPTH),
+    inherited: InheritedSchema.optional(),
+  }),
+);
+export type SubagentCycleInput = z.input<ReturnType<typeof SubagentCycleInputSchema>>;
+
+/** Where a sub-agent is spawned from: its parent's input and depth, and what the parent's features pass down. */
+export interface SpawnPoint {
+  parent: ParsedCycleInput;
+  depth: number;
+  /** Workflow-side tools of the parent alone (a research investigation's `board_write`): the child is not given them. */
+  withhold?: readonly string[];
+  inherited?: Inherited;
+}
+
+/**
+ * The child cycle's input: the parent's model and limits, a fresh scratchpad, one level deeper, and what the parent's
+ * features pass down (a research investigation's board, for tombstones, but never its right to write the fact).
  */
 export function subagentInput(
-  parent: ParsedCycleInput,
+  from: SpawnPoint,
   cycleId: string,
   task: string,
   context: string,
-): CycleInput & { cycleId: string } {
-  const research =
-    parent.kind === 'investigation' || parent.kind === 'subagent' ? withoutToken(parent.research) : undefined;
+): SubagentCycleInput & { cycleId: string } {
+  const { parent, withhold = [] } = from;
+  const tools = parent.tools?.filter((tool) => !withhold.includes(tool));
   const input = freshCycleInput({
-    kind: 'subagent',
     agentId: parent.agentId,
     cycleId,
     task,
     context,
-    depth: parent.subagentDepth + 1,
     maxIterations: parent.maxIterations,
     ...(parent.model !== undefined ? { model: parent.model } : {}),
-    ...(parent.tools !== undefined ? { tools: parent.tools } : {}),
+    ...(tools !== undefined ? { tools } : {}),
     maxAttempts: parent.maxAttempts,
     budgetChars: parent.budgetChars,
-    ...(research ? { research } : {}),
   });
+  const inherited = from.inherited && Object.keys(from.inherited).length > 0 ? { inherited: from.inherited } : {};
   // A sub-agent asks for approval wherever its parent would: spawning one is no way around the agent's policy.
-  return { ...input, ...approvalInputOf(parent) };
-}
-
-/** A research fact without the worker's capability token: a sub-agent reads its board but never writes it. */
-function withoutToken(fact: ResearchFact | undefined): ResearchFact | undefined {
-  if (!fact) return undefined;
-  const { token: _token, ...rest } = fact;
-  return rest;
+  return { ...input, depth: from.depth + 1, ...inherited, ...approvalInputOf(parent) };
 }
 
 /** The summary the child gave `done` for its task: the first completed task of its fresh scratchpad. */

@@ -126,19 +126,11 @@ export function messagesChars(messages: readonly Message[]): number {
 export const CacheTtlSchema = shareable(z.enum(['5m', '1h']));
 export type CacheTtl = z.infer<ReturnType<typeof CacheTtlSchema>>;
 
-export const SystemPromptIdSchema = shareable(
-  z.enum([
-    'cycle',
-    'respond',
-    'respond_single',
-    'reflect',
-    'staged',
-    'staged_plan',
-    'research_worker',
-    'research_strategy',
-    'research_query',
-  ]),
-);
+/**
+ * The id of a system prompt. The kernel's own are `cycle`, `respond`, `respond_single` and `reflect`; features add
+ * theirs, and the worker refuses an id it has no prompt for (activities/model/system-prompts.ts).
+ */
+export const SystemPromptIdSchema = shareable(z.string().regex(/^[a-z][a-z_]{0,39}$/));
 export type SystemPromptId = z.infer<ReturnType<typeof SystemPromptIdSchema>>;
 
 /**

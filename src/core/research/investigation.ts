@@ -1,7 +1,7 @@
 import { SPAWN_SUBAGENT } from '../tools/catalogue';
 import { RESEARCH_TOOL_ARGS } from './tools';
 import type { Draft } from './board';
-import type { CycleInput } from '../cycle/input';
+import type { InvestigationInput } from './investigation-input';
 import type { WorkerInput } from './run';
 import { BOARD_LIMITS, MAX_QUOTE_CHARS, WORKER_TOOLS } from './limits';
 import type { FetchLedger } from './fetch-ledger';
@@ -32,23 +32,24 @@ export function workerBrief(input: WorkerInput): string {
  * The worker's investigation as a fresh child cycle built like a sub-agent: purpose and current task are the fact,
  * the workspace is the brief; it may write only this fact, through `board_write`.
  */
-export function investigationInput(input: WorkerInput, cycleId: string): CycleInput & { cycleId: string } {
+export function investigationInput(input: WorkerInput, cycleId: string): InvestigationInput & { cycleId: string } {
   const task = `Research ${input.entity} / ${input.field}`;
   const finish =
     'Finish with board_write: VERIFIED with the value as written on a page you fetched, citing that web_fetch by ' +
     'step or scratchpad_id, with a quote: the words of that page that state the value, copied verbatim, naming the ' +
     'field and the entity (the board checks the quote against the page); UNVERIFIED with the reason; or FAILED_URL ' +
     'for a URL your own web_fetch saw fail.';
-  return freshCycleInput({
-    kind: 'investigation',
+  const fresh = freshCycleInput({
     agentId: input.supervisorId,
     cycleId,
     task,
     context: fitBrief(workerBrief(input), finish),
-    depth: INVESTIGATION_DEPTH,
     maxIterations: input.maxTurns,
     ...(input.model !== undefined ? { model: input.model } : {}),
     tools: [...INVESTIGATION_TOOLS],
+  });
+  return {
+    ...fresh,
     research: {
       supervisorId: input.supervisorId,
       workerId: input.workerId,
@@ -56,7 +57,7 @@ export function investigationInput(input: WorkerInput, cycleId: string): CycleIn
       field: input.field,
       ...(input.token !== undefined && { token: input.token }),
     },
-  });
+  };
 }
 
 /**

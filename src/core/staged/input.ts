@@ -3,6 +3,7 @@ import { UsageSchema } from '../cycle/model';
 import { DEFAULT_MAX_PATHS } from './rules';
 import { shareable } from '../shareable';
 import { HeartbeatTimeoutsSchema } from '../cycle/liveness';
+import { type CycleResult, cycleInputShape } from '../cycle/input';
 
 /** Input of one `stagedTask` workflow. */
 export const StagedInputSchema = shareable(
@@ -104,3 +105,21 @@ export const StagedResultSchema = shareable(
   }),
 );
 export type StagedResult = z.infer<ReturnType<typeof StagedResultSchema>>;
+
+/** Input of one `stageCycle` workflow: the base input and the stage's context and cap on written paths. */
+export const StageCycleInputSchema = shareable(
+  z.strictObject({
+    ...cycleInputShape(),
+    /** The run's task, plan, this stage and notes, appended to the user message; the cap on written paths. */
+    stage: z.object({ context: z.string().max(200_000), maxPaths: z.number().int().min(1).max(50) }),
+  }),
+);
+export type StageCycleInput = z.input<ReturnType<typeof StageCycleInputSchema>>;
+export type ParsedStageCycleInput = z.output<ReturnType<typeof StageCycleInputSchema>>;
+
+/** A stage's result: the cycle's, with the paths it wrote and the cap refused, and where its files are stored. */
+export type StageCycleResult = CycleResult & {
+  touchedPaths: string[];
+  refusedPaths?: string[];
+  stageFiles?: StageFile[];
+};

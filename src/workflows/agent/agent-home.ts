@@ -27,16 +27,17 @@ import {
 } from '../../core/scratchpad/scratchpad';
 import { queueViolation } from '../../core/scratchpad/state-caps';
 import { safeApply } from '../../core/scratchpad/update';
+import type { ApprovalWait } from '../../core/tools/approval';
 import { AgentError } from '../../common/failure-types';
 import { cycleWorkflowId } from '../../common/ids';
 import { agentIdKey, cycleCountKey, lastOutcomeKey } from '../../common/search-attributes';
-import { ChildCycle, cycleInputFor, summaryOf } from './child-cycle';
+import { RunningCycle, cycleInputFor, summaryOf } from './child-cycle';
 import { adoptCycle } from './cycle-end';
 import { DeferredChanges } from './deferred-changes';
 import { type Finished, type WorkItem, WorkQueue } from './work-queue';
-import { directiveOf, wakeOf } from './signals';
+import { directiveOrDropped, wakeOrDropped } from './signals';
 import { agentStatus, statusMemo } from './agent-status';
-import { replyOf } from './reply-first';
+import { replyOrDropped } from './reply-first';
 import { TimeTravel } from './time-travel';
 import { wokenState } from './wake';
 
@@ -61,7 +62,7 @@ export class AgentHome {
     () => this.running !== null,
     () => this.persist(),
   );
-  private running: ChildCycle | null = null;
+  private running: RunningCycle | null = null;
   private cyclesThisRun = 0;
 
   constructor(input: ParsedAgentInput) {
@@ -109,7 +110,7 @@ export class AgentHome {
 
   /** The `reply` signal of the running chat cycle: answers its `send` while the cycle reflects. */
   reply(raw: unknown): void {
-    const args = replyOf(raw, this.running?.cycleId);
+    const args = replyOrDropped(raw, this.running?.cycleId);
     if (args) this.queue.reply(args);
   }
 
@@ -170,7 +171,7 @@ export class AgentHome {
   }
 
   wake(args: unknown): void {
-    const parsed = wakeOf(args);
+    const parsed = wakeOrDropped(args);
     if (!parsed) return;
     const { tasks, trigger } = parsed;
     this.changes.apply(() => {
@@ -182,7 +183,7 @@ export class AgentHome {
   directive(raw: unknown): void {
     const { running } = this;
     const pending = [...this.heldDirectives, ...(running ? running.given : [])];
-    const text = directiveOf(raw, pending, (reason) => this.notice(`dropped a directive signal: ${reason}`));
+    const text = directiveOrDropped(raw, pending, (reason) => this.notice(`dropped a directive signal: ${reason}`));
     if (text !== undefined && running) running.forward(text);
     else if (text !== undefined) this.heldDirectives.push(text);
   }
@@ -216,10 +217,10 @@ export class AgentHome {
     );
   }
 
-  /** Runs the oldest queued item as a child cycle and adopts its result; nothing when the queue is empty. */
-  async runNext(): Promise<void> {
+  /** Runs the oldest queued item as a child cycle (its waits told to `approvals`) and adopts its result, if any. */
+  async runNext(approvals: (wait: ApprovalWait) => void): Promise<void> {
     const item = this.queue.next();
-    if (item) this.queue.finish(item, await this.runItem(item));
+    if (item) this.queue.finish(item, await this.runItem(item, approvals));
   }
 
   // The memo lets `show`, `snapshots` and `status` read the agent from the server with no worker running.
@@ -227,15 +228,14 @@ export class AgentHome {
     upsertMemo({ scratchpad: this.scratchpad, status: statusMemo(this.status()), ...this.travel.memo() });
   }
 
-  private async runItem(item: WorkItem): Promise<Finished> {
+  private async runItem(item: WorkItem, approvals: (wait: ApprovalWait) => void): Promise<Finished> {
     this.cycleCount++;
     this.cyclesThisRun++;
     const cycleId = cycleWorkflowId(this.agentId, this.cycleCount);
     // A cycle takes at most its cap of directives; the rest stay held, in order, for the next one.
-    const directives = this.heldDirectives.splice(0, MAX_CYCLE_DIRECTIVES);
-    const child = new ChildCycle(cycleInputFor(item, this, cycleId, directives));
-    this.running = child;
-    const result = await child.run(summaryOf(item, this.scratchpad));
+    const input = cycleInputFor(item, this, cycleId, this.heldDirectives.splice(0, MAX_CYCLE_DIRECTIVES));
+    const child = (this.running = new RunningCycle(input, summaryOf(item, this.scratchpad), approvals));
+    const result = await child.run();
     this.running = null;
     const record = adoptCycle(this, child, result);
     upsertSearchAttributes([

@@ -8,7 +8,7 @@ import {
 import { totalCost } from '../../core/cycle/cost';
 import { oldestWithin } from '../../core/payload';
 import { type Usage, totalUsage } from '../../core/cycle/model';
-import type { ChildCycle } from './child-cycle';
+import type { RunningCycle } from './child-cycle';
 import type { TimeTravel } from './time-travel';
 
 /** The parts of an agent's home its status reads. */
@@ -25,7 +25,7 @@ export interface StatusSource {
 }
 
 /** The `status` query's answer: copies, so what a caller does with it never reaches the workflow's state. */
-export function agentStatus(home: StatusSource, running: ChildCycle | null, queued: number): AgentStatus {
+export function agentStatus(home: StatusSource, running: RunningCycle | null, queued: number): AgentStatus {
   const { agentId, cycleCount, settings, runs } = home;
   return {
     agentId,

@@ -86,7 +86,7 @@ export async function agent(rawInput: AgentInput): Promise<void> {
       await condition(() => allHandlersFinished() || !home.canHandOverQueue());
       if (home.canHandOverQueue()) await continueAsNew<typeof agent>(home.handover());
     }
-    await home.runNext();
+    await home.runNext((wait) => approvals.receive(wait));
     approvals.cycleEnded();
   }
 }

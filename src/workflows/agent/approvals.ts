@@ -8,14 +8,14 @@ import {
   uuid4,
 } from '@temporalio/workflow';
 import type { AgentStatus } from '../../core/agent/agent';
-import { ApprovalWaitSchema, type Decision, type DecisionArgs, type PendingApproval } from '../../core/tools/approval';
+import { type ApprovalWait, type Decision, type DecisionArgs, type PendingApproval } from '../../core/tools/approval';
 import { ApprovalBook, describeDecision } from '../../core/tools/approval-book';
 import { approvalsQuery, decideUpdate, statusQuery } from '../../common/messages/agent';
-import { approvalWaitSignal, cycleDecisionSignal } from '../../common/messages/cycle';
+import { cycleDecisionSignal } from '../../common/messages/cycle';
 import { failureMessage } from '../../common/failure';
 import { awaitingApprovalKey } from '../../common/search-attributes';
-import { signalArgs } from '../../common/signal-args';
 import { openDecision, refused, validateDecision } from '../cycle/open-decision';
+import { onApprovalWaits } from '../cycle/approval-notices';
 
 /** How long `decide` waits for the cycle to say the decision applied; it answers within a workflow task or two. */
 const CONFIRMATION_TIMEOUT = '5 minutes';
@@ -51,10 +51,8 @@ export class AgentApprovals {
     this.show();
   }
 
-  /** A cycle's `approvalWait` signal: a malformed one is dropped with a warning (a signal has no caller to refuse). */
-  receive(raw: unknown): void {
-    const wait = signalArgs(ApprovalWaitSchema(), raw, 'approvalWait');
-    if (!wait) return;
+  /** A call of the running cycle (or of its sub-agents, relayed) starts or stops waiting. */
+  receive(wait: ApprovalWait): void {
     if (wait.kind === 'waiting') this.book.add(wait.call);
     else {
       this.book.settle(wait.callId, wait.decision);
@@ -129,6 +127,6 @@ export function registerApprovals(agentId: string, status: () => AgentStatus): A
   setHandler(statusQuery, () => ({ ...status(), ...approvals.statusField() }));
   setHandler(approvalsQuery, () => approvals.pending());
   setHandler(decideUpdate, (args) => approvals.decide(args), { validator: (args) => approvals.validate(args) });
-  setHandler(approvalWaitSignal, (raw) => approvals.receive(raw));
+  onApprovalWaits((wait) => approvals.receive(wait));
   return approvals;
 }

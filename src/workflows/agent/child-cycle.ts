@@ -1,14 +1,17 @@
-import { CancellationScope, type ChildWorkflowHandle, isCancellation } from '@temporalio/workflow';
 import { type AgentSettings, type CycleRecord, cacheTtlInput } from '../../core/agent/agent';
-import type { CycleInput, CycleResult, Trigger } from '../../core/cycle/input';
+import type { AgentCycleInput } from '../../core/agent/cycle-input';
+import type { CycleResult, Trigger } from '../../core/cycle/input';
 import { ZERO_USAGE } from '../../core/cycle/model';
 import type { Scratchpad } from '../../core/scratchpad/scratchpad';
-import { directiveSignal } from '../../common/messages/agent';
-import { failureMessage } from '../../common/failure';
-import type { AgentCycleWorkflow } from '../../common/workflow-types';
-import { startCycleChild } from '../cycle/start-cycle-child';
+import type { ApprovalWait } from '../../core/tools/approval';
+import { headCodePoints } from '../../core/text';
 import { approvalInputOf } from '../../core/tools/approval-policy';
+import { ChildCycle } from '../cycle/child-cycle';
+import { type CycleDescription, QUOTE_POINTS } from '../cycle/cycle-details';
 import type { WorkItem } from './work-queue';
+
+/** An agent cycle's input as its starter gives it: with its id and trigger. */
+export type AgentCycleStart = AgentCycleInput & { cycleId: string; trigger: Trigger };
 
 /** A cycle's input for one work item: the item's overrides win over the agent's settings. */
 export function cycleInputFor(
@@ -16,7 +19,7 @@ export function cycleInputFor(
   agent: { agentId: string; settings: AgentSettings; scratchpad: Scratchpad },
   cycleId: string,
   directives: string[],
-): CycleInput & { cycleId: string; trigger: Trigger } {
+): AgentCycleStart {
   const { settings } = agent;
   const common = {
     agentId: agent.agentId,
@@ -60,18 +63,27 @@ export function summaryOf(item: WorkItem, state: Scratchpad): string {
   return text.length > 120 ? `${text.slice(0, 119)}…` : text;
 }
 
-/** One child `agentCycle` of the agent, and the directives signalled to it while it runs. */
-export class ChildCycle {
-  /** Directives received while this cycle ran, in order. */
-  readonly forwarded: string[] = [];
-  private handle?: ChildWorkflowHandle<AgentCycleWorkflow>;
-  private readonly scope = new CancellationScope();
-  private cancelRequested = false;
+/** What an agent's cycle is, for the Web UI: a task cycle, or a chat turn with its message. */
+export function agentCycleDescription(input: AgentCycleInput): CycleDescription {
+  if (input.kind !== 'chat') return { name: 'task cycle' };
+  return { name: 'chat turn', lead: [`### Message\n${headCodePoints(input.message, QUOTE_POINTS)}`] };
+}
+
+/** The agent's running cycle: a child `agentCycle`, the directives it was given, and its record once kept. */
+export class RunningCycle {
+  private readonly child: ChildCycle<AgentCycleInput>;
   private settle: (record: CycleRecord) => void = () => undefined;
   /** The cycle as the agent recorded it, once it has (see {@link recorded}). */
   readonly ended = new Promise<CycleRecord>((resolve) => (this.settle = resolve));
 
-  constructor(readonly input: CycleInput & { cycleId: string; trigger: Trigger }) {}
+  constructor(
+    readonly input: AgentCycleStart,
+    summary: string,
+    approvalWaits: (wait: ApprovalWait) => void,
+  ) {
+    const description = agentCycleDescription(input);
+    this.child = new ChildCycle({ workflowType: 'agentCycle', input, summary, description, approvalWaits });
+  }
 
   get cycleId(): string {
     return this.input.cycleId;
@@ -79,29 +91,21 @@ export class ChildCycle {
 
   /** Directives given to this cycle: at its start, then forwarded while it runs. */
   get given(): string[] {
-    return [...(this.input.directives ?? []), ...this.forwarded];
+    return this.child.given;
   }
 
   get trigger(): Trigger {
     return this.input.trigger;
   }
 
-  /**
-   * Sent without awaiting: the cycle shows it at its next iteration. Before the child has started,
-   * it is sent as soon as the handle exists.
-   */
+  /** Sent on without awaiting: the cycle shows it at its next iteration. The agent checked the cap already. */
   forward(text: string): void {
-    this.forwarded.push(text);
-    if (this.handle) void this.handle.signal(directiveSignal, text).catch(() => undefined);
+    this.child.forward(text);
   }
 
-  /**
-   * Asks the cycle to stop: its child workflow is cancelled (ending CANCELLED once its running activities are told),
-   * and {@link run} resolves `'cancelled'` when it has.
-   */
+  /** Asks the cycle to stop; {@link run} resolves `'cancelled'` once its workflow has. */
   cancel(): void {
-    this.cancelRequested = true;
-    this.scope.cancel();
+    this.child.cancel();
   }
 
   /** Hands the agent's record of this cycle to whoever waits on {@link ended}. */
@@ -109,24 +113,13 @@ export class ChildCycle {
     this.settle(record);
   }
 
-  /**
-   * Runs the cycle to its result; one that fails outside its own fallback leaves the memory as it was, and one
-   * cancelled (see {@link cancel}) is `'cancelled'`. In a scope of its own, so cancelling it touches nothing else.
-   */
-  async run(summary: string): Promise<CycleResult | 'cancelled'> {
+  /** Runs the cycle to its result; one that fails outside its own fallback leaves the memory as it was. */
+  async run(): Promise<CycleResult | 'cancelled'> {
+    const outcome = await this.child.run();
+    if ('result' in outcome) return outcome.result;
+    if ('cancelled' in outcome) return 'cancelled';
     const { agentId, cycleId, before } = this.input;
-    try {
-      return await this.scope.run(async () => {
-        const handle = await startCycleChild(this.input, summary);
-        this.handle = handle;
-        for (const text of this.forwarded) void handle.signal(directiveSignal, text).catch(() => undefined);
-        return await handle.result();
-      });
-    } catch (error) {
-      if (this.cancelRequested && isCancellation(error)) return 'cancelled';
-      const message = failureMessage(error);
-      const after = { ...before, notes: `Cycle ${cycleId} failed: ${message}` };
-      return { agentId, cycleId, outcome: 'failed', after, iterations: 0, usage: ZERO_USAGE, error: message };
-    }
+    const after = { ...before, notes: `Cycle ${cycleId} failed: ${outcome.error}` };
+    return { agentId, cycleId, outcome: 'failed', after, iterations: 0, usage: ZERO_USAGE, error: outcome.error };
   }
 }

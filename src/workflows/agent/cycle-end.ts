@@ -10,7 +10,7 @@ import { reconcileDirectives } from '../../core/agent/directives';
 import type { CycleResult } from '../../core/cycle/input';
 import { type Usage, mergeUsageByModel } from '../../core/cycle/model';
 import { type Scratchpad, memoryChanged } from '../../core/scratchpad/scratchpad';
-import type { ChildCycle } from './child-cycle';
+import type { RunningCycle } from './child-cycle';
 
 /** The parts of an agent's home a finished cycle changes. */
 export interface CycleMemory {
@@ -25,7 +25,7 @@ export interface CycleMemory {
  * Adopts what a cycle left into `home` and returns its record. A cancelled cycle leaves the memory exactly as it was
  * (no after-state, not even a note): only its record is kept, and the directives it was given are held again.
  */
-export function adoptCycle(home: CycleMemory, child: ChildCycle, result: CycleResult | 'cancelled'): CycleRecord {
+export function adoptCycle(home: CycleMemory, child: RunningCycle, result: CycleResult | 'cancelled'): CycleRecord {
   const { cycleId, trigger, given } = child;
   const cancelled = result === 'cancelled';
   const shown = cancelled ? [] : (result.directives ?? []).map((entry) => entry.text);

@@ -6,20 +6,10 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { ParsedCycleInput } from '../../core/cycle/input';
 import { type ApprovalWait, ApprovalWaitSchema, type PendingApproval } from '../../core/tools/approval';
-import { signalArgs } from '../../common/signal-args';
+import { parsedOrDropped } from '../../common/parse-or-drop';
 import { approvalWaitSignal } from '../../common/messages/cycle';
 import { awaitingApprovalKey } from '../../common/search-attributes';
-
-/** Which research fact or stage waits, in words, for the person deciding. */
-export function contextOf(input: ParsedCycleInput, cycleId: string): string | undefined {
-  const research = input.kind === 'investigation' || input.kind === 'subagent' ? input.research : undefined;
-  if (research) return `research fact ${research.entity} / ${research.field} (${research.workerId})`;
-  const cut = cycleId.lastIndexOf('/');
-  if (input.kind === 'stage') return `stage ${cycleId.slice(cut + 1)} of ${cycleId.slice(0, Math.max(0, cut))}`;
-  return undefined;
-}
 
 /** The Web UI's lines above the scratchpad while a call waits: what, until when, and how to decide. */
 export function waitingDetails(call: PendingApproval): string {
@@ -52,15 +42,34 @@ export function tellParent(wait: ApprovalWait): void {
 }
 
 /**
- * For a workflow that runs cycles (a staged run): registers the `approvalWait` signal and returns what its cycles wait
- * on now, so its own status can say which stage waits. A malformed signal is dropped with a warning.
+ * The one way a workflow hears that a call of a cycle below it starts or stops waiting for a person: the
+ * `approvalWait` signal, parsed; a malformed one is dropped with a warning (a signal has no caller to refuse).
  */
-export function childApprovals(): () => PendingApproval[] {
-  const waiting = new Map<string, PendingApproval>();
+export function onApprovalWaits(receive: (wait: ApprovalWait) => void): void {
   setHandler(approvalWaitSignal, (raw) => {
-    const wait = signalArgs(ApprovalWaitSchema(), raw, 'approvalWait');
-    if (wait?.kind === 'waiting') waiting.set(`${wait.call.cycleId} ${wait.call.callId}`, wait.call);
-    else if (wait) waiting.delete(`${wait.cycleId} ${wait.callId}`);
+    const wait = parsedOrDropped(ApprovalWaitSchema(), raw, 'approvalWait');
+    if (wait) receive(wait);
   });
-  return () => [...waiting.values()];
+}
+
+/** For a workflow between its child cycles and its own parent: every wait goes on up, unchanged. */
+export function relayApprovalWaits(): void {
+  onApprovalWaits(tellParent);
+}
+
+/**
+ * What the child cycles of a workflow that answers for them itself (a staged run) wait on now, so its own status can
+ * say which stage waits.
+ */
+export class WaitingCalls {
+  private readonly waiting = new Map<string, PendingApproval>();
+
+  receive(wait: ApprovalWait): void {
+    if (wait.kind === 'waiting') this.waiting.set(`${wait.call.cycleId} ${wait.call.callId}`, wait.call);
+    else this.waiting.delete(`${wait.cycleId} ${wait.callId}`);
+  }
+
+  pending(): PendingApproval[] {
+    return [...this.waiting.values()];
+  }
 }

@@ -3,7 +3,6 @@ import type { ParsedCycleInput } from '../../core/cycle/input';
 import type { Action } from '../../core/cycle/parse';
 import { newestWithin } from '../../core/payload';
 import {
-  ApprovalWaitSchema,
   DEFAULT_APPROVAL_TIMEOUT_MS,
   type Decision,
   type DecisionArgs,
@@ -20,15 +19,10 @@ import {
 } from '../../core/tools/approval-policy';
 import type { ApprovalPolicy } from '../../core/tools/descriptor';
 import type { Observation } from '../../core/tools/observation';
-import { contextOf, showWaits, tellParent, waitingDetails } from './approval-notices';
+import { relayApprovalWaits, showWaits, tellParent, waitingDetails } from './approval-notices';
 import { openDecision, refused, validateDecision } from './open-decision';
-import {
-  approvalWaitSignal,
-  cycleApprovalsQuery,
-  cycleDecideUpdate,
-  cycleDecisionSignal,
-} from '../../common/messages/cycle';
-import { signalArgs } from '../../common/signal-args';
+import { cycleApprovalsQuery, cycleDecideUpdate, cycleDecisionSignal } from '../../common/messages/cycle';
+import { parsedOrDropped } from '../../common/parse-or-drop';
 
 /** Decisions a cycle's result keeps, newest last; the trace and the history hold every one. */
 const KEPT_DECISIONS = 50;
@@ -38,6 +32,8 @@ const DECISIONS_BUDGET_BYTES = 64 * 1024;
 export interface ApprovalHost {
   readonly cycleId: string;
   readonly input: ParsedCycleInput;
+  /** What waits, in words, as the cycle's features say it (a stage, a research fact). */
+  readonly waitContext: string | undefined;
   /** The catalogue's policy for a tool, if the cycle listed the catalogue and it has the tool. */
   policyOf(tool: string): ApprovalPolicy | undefined;
   /** Sets the Web UI's details (the prefix above the scratchpad) and reports to the timeline. */
@@ -66,15 +62,12 @@ export class CycleApprovals {
     this.book = new ApprovalBook(`cycle ${host.cycleId}`);
   }
 
-  /** The `decide` update, the `approvals` query, the agent's forwarded decisions, and sub-agents' waits relayed up. */
+  /** The `decide` update, the `approvals` query, the agent's forwarded decisions, and child cycles' waits relayed up. */
   register(): void {
     setHandler(cycleApprovalsQuery, () => this.book.pending());
     setHandler(cycleDecideUpdate, (args) => this.decide(args), { validator: (args) => this.validate(args) });
     setHandler(cycleDecisionSignal, (raw) => this.receive(raw));
-    setHandler(approvalWaitSignal, (raw) => {
-      const wait = signalArgs(ApprovalWaitSchema(), raw, 'approvalWait');
-      if (wait) tellParent(wait);
-    });
+    relayApprovalWaits();
   }
 
   /** Decisions so far, for the trace: those after `mark`. */
@@ -103,7 +96,7 @@ export class CycleApprovals {
     }
     const timeoutMs = input.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
     const now = Date.now();
-    const context = [contextOf(input, cycleId), question].filter(Boolean).join('; ');
+    const context = [this.host.waitContext, question].filter(Boolean).join('; ');
     const call: PendingApproval = {
       callId: this.nextCallId(iteration),
       cycleId,
@@ -159,7 +152,7 @@ export class CycleApprovals {
 
   /** A decision the agent forwarded (a signal: a bad or late one is dropped with a warning, never thrown). */
   private receive(raw: unknown): void {
-    const forwarded = signalArgs(ForwardedDecisionSchema(), raw, 'decision');
+    const forwarded = parsedOrDropped(ForwardedDecisionSchema(), raw, 'decision');
     if (!forwarded) return;
     const target = this.book.target({ callId: forwarded.callId });
     if (!target.ok) {

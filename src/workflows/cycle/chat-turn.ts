@@ -1,19 +1,14 @@
-import { getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
 import {
   buildReflectMessages,
   buildRespondMessages,
   type TurnExchange,
   turnExchange,
 } from '../../core/cycle/chat-messages';
-import type { CycleOutcome } from '../../core/cycle/input';
+import type { ChatTurn, CycleOutcome } from '../../core/cycle/input';
 import { messagesChars } from '../../core/cycle/model';
 import { chatCalls } from '../../core/cycle/parse';
 import { hasObservations, stepLabel } from '../../core/cycle/plan-calls';
 import { traceEntries, traceEntry } from '../../core/cycle/trace';
-import type { InputOf } from '../../core/cycle/input';
-import { payloadRefusal } from '../../core/payload';
-import { agentWorkflowId } from '../../common/ids';
-import { replySignal } from '../../common/messages/agent';
 import type { CycleRun } from './cycle-run';
 import type { ModelResponse } from '../../core/cycle/model';
 import { isCut, outputCap } from '../../core/cycle/output-limits';
@@ -24,19 +19,20 @@ import { headCodePoints } from '../../core/text';
 import { runCalls } from './run-calls';
 
 /** Respond: from the scratchpad and this input alone, running tools within the turn. */
-async function respond(run: CycleRun, input: InputOf<'chat'>): Promise<{ reply: string; outcome: CycleOutcome }> {
-  const { message } = input;
+async function respond(run: CycleRun, chat: ChatTurn): Promise<{ reply: string; outcome: CycleOutcome }> {
+  const { input } = run;
+  const { message, twoPhase } = chat;
   // This turn's iterations that ran tools, sent back as the model's calls and their results (design.md, Respond).
   const exchanges: TurnExchange[] = [];
   let lastText = '';
   for (let iteration = 1; iteration <= input.maxIterations; iteration++) {
     run.iterations = iteration;
     // In two-phase mode update_scratchpad is not offered to respond; memory changes only in reflect.
-    const offered = { work: run.workTools(), update: !input.twoPhase, done: false };
+    const offered = { work: run.workTools(), update: !twoPhase, done: false };
     const tools = offered.update ? [...offered.work, 'update_scratchpad'] : offered.work;
     run.directivesFor(iteration);
     const build = () => ({
-      system: input.twoPhase ? ('respond' as const) : ('respond_single' as const),
+      system: twoPhase ? 'respond' : 'respond_single',
       messages: buildRespondMessages(run.state, message, run.directives, exchanges),
       tools,
       toolChoice: 'auto' as const,
@@ -79,15 +75,16 @@ function noUpdateReason(response: ModelResponse, handled: readonly Handled[]): s
  * Reflect: a separate call, forced to `update_scratchpad`, merged through safe apply (design.md, Reflect). One that
  * leaves the memory as it was says so (design.md, Never silent): a note, a trace entry, and the cycle's result.
  */
-async function reflect(run: CycleRun, input: InputOf<'chat'>, reply: string): Promise<void> {
+async function reflect(run: CycleRun, chat: ChatTurn, reply: string): Promise<void> {
+  const { input } = run;
   const before = run.state;
   const tools = ['update_scratchpad'];
   const build = () => ({
-    system: 'reflect' as const,
-    messages: buildReflectMessages(run.state, input.message, reply),
+    system: 'reflect',
+    messages: buildReflectMessages(run.state, chat.message, reply),
     tools,
     toolChoice: { name: 'update_scratchpad' },
-    model: input.reflectModel ?? input.model,
+    model: chat.reflectModel ?? input.model,
     maxTokens: outputCap(input, 'reflect'),
   });
   let sent = build();
@@ -113,30 +110,15 @@ async function reflect(run: CycleRun, input: InputOf<'chat'>, reply: string): Pr
 }
 
 /**
- * Hands the reply to the agent that started this cycle, so its `send` answers now rather than after reflect (design.md,
- * The reply first). A bare cycle has no agent to tell; one too large to signal reaches `send` with the cycle's result.
+ * One reflective chat turn (design.md, Chat turns): respond, then reflect unless in single-phase mode. Once respond
+ * ends, the features hear the reply (design.md, The reply first); reflect's model call goes out in the same task.
  */
-function replyFirst(run: CycleRun, input: InputOf<'chat'>, turn: { reply: string; outcome: CycleOutcome }): void {
-  const parent = workflowInfo().parent;
-  if (parent?.workflowId !== agentWorkflowId(input.agentId)) return;
-  const args = { cycleId: run.cycleId, reply: turn.reply, outcome: turn.outcome };
-  if (payloadRefusal(args, 'the reply') !== null) return;
-  // Not awaited: reflect's model call goes out in the same workflow task. A parent gone meanwhile changes nothing.
-  void getExternalWorkflowHandle(parent.workflowId, parent.runId)
-    .signal(replySignal, args)
-    .catch(() => undefined);
-}
-
-/** One reflective chat turn (design.md, Chat turns): respond, then reflect unless in single-phase mode. */
-export async function runChatTurn(
-  run: CycleRun,
-  input: InputOf<'chat'>,
-): Promise<{ reply: string; outcome: CycleOutcome }> {
-  const turn = await respond(run, input);
+export async function runChatTurn(run: CycleRun, chat: ChatTurn): Promise<{ reply: string; outcome: CycleOutcome }> {
+  const turn = await respond(run, chat);
   // Kept on the run so a reflect that fails for good does not also lose the reply the user paid for.
   run.reply = turn.reply;
-  if (!input.twoPhase) return turn;
-  replyFirst(run, input, turn);
-  await reflect(run, input, turn.reply);
+  if (!chat.twoPhase) return turn;
+  for (const feature of run.features) feature.replied?.({ cycleId: run.cycleId, ...turn });
+  await reflect(run, chat, turn.reply);
   return turn;
 }

@@ -6,16 +6,16 @@ import { headCodePoints } from '../../core/text';
 import { outcomeLine, withinSections } from './details-text';
 
 /** Longest piece of user or model text one section of the details quotes, in code points. */
-const QUOTE_POINTS = 4000;
+export const QUOTE_POINTS = 4000;
 
-/** What a cycle of each kind is, in words. */
-const KIND_NAMES: Record<string, string> = {
-  task: 'task cycle',
-  chat: 'chat turn',
-  stage: 'stage of a staged run',
-  investigation: 'research investigation',
-  subagent: 'sub-agent cycle',
-};
+/** What a cycle is, as its starter describes it for the Web UI: its name in words, and sections of its own. */
+export interface CycleDescription {
+  /** `task cycle`, `chat turn`, ... */
+  name: string;
+  /** Markdown sections before the scratchpad's task (what it answers), and after the directives (its context). */
+  lead?: readonly string[];
+  tail?: readonly string[];
+}
 
 function bullets(items: readonly string[]): string {
   return items.map((item) => `- ${headCodePoints(item.replace(/\s+/g, ' ').trim(), 500)}`).join('\n');
@@ -25,36 +25,32 @@ function bullets(items: readonly string[]): string {
  * What a cycle was asked, as markdown: its static details in the Web UI (set when it starts, so they show with no
  * worker running and whatever becomes of it). Whole sections within the details cap.
  */
-export function askedDetails(input: CycleInput & { cycleId: string }): string {
-  const kind = KIND_NAMES[input.kind ?? 'task'] ?? String(input.kind);
+export function askedDetails(input: CycleInput & { cycleId: string }, description: CycleDescription): string {
   const limits = [
     `at most ${input.maxIterations ?? 10} iterations`,
     ...(input.model ? [`model \`${input.model}\``] : []),
     ...(input.trigger ? [`trigger ${input.trigger}`] : []),
   ];
-  const sections = [`**${kind}** \`${input.cycleId}\` of agent \`${input.agentId}\`, ${limits.join(', ')}`];
-  if (input.kind === 'chat') sections.push(`### Message\n${headCodePoints(input.message, QUOTE_POINTS)}`);
-  if (input.kind === 'investigation') {
-    sections.push(`### Fact\n${input.research.entity} / ${input.research.field}`);
-  }
+  const sections = [`**${description.name}** \`${input.cycleId}\` of agent \`${input.agentId}\`, ${limits.join(', ')}`];
+  sections.push(...(description.lead ?? []));
   const { current_task: current, pending_actions: pending } = input.before;
   if (current) sections.push(`### Current task\n${headCodePoints(current, QUOTE_POINTS)}`);
   if (pending.length > 0) sections.push(`### Pending actions (${pending.length})\n${bullets(pending.slice(0, 50))}`);
   const directives = input.directives ?? [];
   if (directives.length > 0)
     sections.push(`### Directives (${directives.length})\n${bullets(directives.slice(0, 20))}`);
-  if (input.kind === 'stage') sections.push(`### Stage context\n${headCodePoints(input.stage.context, QUOTE_POINTS)}`);
+  sections.push(...(description.tail ?? []));
   return withinSections(sections);
 }
 
 /** What a cycle came to, for its memo: the outcome and the after-state, with no worker needed to read them. */
 export interface CycleEnd {
-  kind: string;
   outcome: string;
   error?: string | undefined;
   iterations: number;
   maxIterations: number;
   usage: Usage;
+  /** A chat turn's reply: a completed turn replied rather than finished a task. */
   reply?: string | undefined;
   after: Scratchpad;
 }
@@ -66,7 +62,7 @@ export function cycleOutcomeLine(end: CycleEnd): string {
     failed: end.error ?? 'unknown error',
     max_iterations: `stopped at the limit of ${end.maxIterations} iterations before the work was done`,
     cancelled: `cancelled after ${turns}; the agent keeps its scratchpad as it was`,
-    completed: end.kind === 'chat' ? `replied after ${turns}` : `done in ${turns}`,
+    completed: end.reply !== undefined ? `replied after ${turns}` : `done in ${turns}`,
   };
   return outcomeLine(end.outcome, reasons[end.outcome]);
 }

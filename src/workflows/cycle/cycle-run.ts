@@ -1,4 +1,4 @@
-import { log, proxyActivities, setCurrentDetails } from '@temporalio/workflow';
+import { proxyActivities, setCurrentDetails } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import {
   applyArchive,
@@ -9,7 +9,7 @@ import {
   planCompletedArchive,
 } from '../../core/scratchpad/budget';
 import { ModelFallbacks } from './model-fallback';
-import { type CycleResult, MAX_CYCLE_DIRECTIVES, type ParsedCycleInput, type TraceEntry } from '../../core/cycle/input';
+import type { CycleResult, ParsedCycleInput, TraceEntry } from '../../core/cycle/input';
 import {
   type ModelRequest,
   type ModelResponse,
@@ -26,7 +26,7 @@ import type { Scratchpad } from '../../core/scratchpad/scratchpad';
 import { scratchpadFromArgs, withPriorScratchpad } from '../../core/cycle/run-notes';
 import { timeline } from '../../common/timeline-sink';
 import { appendNote } from '../../core/scratchpad/update';
-import { directiveRefusal } from '../../core/cycle/directive-caps';
+import { DirectiveInbox } from './directive-inbox';
 import { modelActivityOptions, toolActivityOptions } from './activity-options';
 import { CycleTools } from './cycle-tools';
 import { CycleApprovals } from './approvals';
@@ -35,8 +35,8 @@ import { runCycleToolCall } from './tool-call';
 import { heartbeatTimeoutOf } from '../../core/cycle/liveness';
 
 /**
- * The mutable state of one cycle execution: the live scratchpad, trace, usage and directive inbox, the features of
- * its kind, and the activity calls that update them. Queries read it; the task loop and chat turn drive it.
+ * The mutable state of one cycle execution: the live scratchpad, trace, usage and directive inbox, the features it
+ * runs with, and the activity calls that update them. Queries read it; the task loop and chat turn drive it.
  */
 export class CycleRun {
   state: Scratchpad;
@@ -57,13 +57,13 @@ export class CycleRun {
   readonly unknownOutcomes: UnknownOutcome[] = [];
   /** How many `runTool` calls each step has made, for their idempotency keys. */
   readonly callsAt = new Map<number, number>();
-  private readonly inbox: string[] = [];
-  private readonly shown: { text: string; iteration: number }[] = [];
-  private dropped: { count: number; reason?: string } = { count: 0 };
+  readonly inbox: DirectiveInbox;
   private readonly activities: Pick<Activities, 'callModel' | 'runTool'>;
   private readonly handlers = new Map<string, ToolHandler>();
   readonly tools: CycleTools;
   readonly approvals: CycleApprovals;
+  /** What waits, in words, when a call of this cycle waits for a person, as its features say it. */
+  readonly waitContext: string | undefined;
 
   constructor(
     readonly input: ParsedCycleInput,
@@ -78,49 +78,32 @@ export class CycleRun {
     const { callModel } = proxyActivities<Activities>(model);
     const { runTool } = proxyActivities<Activities>(tool);
     this.activities = { callModel, runTool };
-    this.inbox.push(...input.directives);
+    this.inbox = new DirectiveInbox(input.directives);
     for (const feature of features) {
       for (const [name, handler] of Object.entries(feature.handlers ?? {})) this.handlers.set(name, handler);
     }
     const owned = features.flatMap((feature) => feature.owns ?? []);
     this.tools = new CycleTools(input.tools, [...this.handlers.keys(), ...owned], input, runTool);
     const publish = (label: string, prefix?: string) => this.publish(label, prefix);
-    this.approvals = new CycleApprovals({ cycleId, input, publish, policyOf: (tool) => this.tools.policyOf(tool) });
-  }
-
-  /** A directive signal: the model sees it from its next iteration on. Past the caps one is dropped, and noted. */
-  receiveDirective(text: string): void {
-    const held = [...this.shown.map((entry) => entry.text), ...this.inbox];
-    const refusal = directiveRefusal(held, text, MAX_CYCLE_DIRECTIVES);
-    if (refusal) {
-      log.warn(`dropped a directive signal: ${refusal}`);
-      this.dropDirective(refusal);
-    } else this.inbox.push(text);
-  }
-
-  /** A directive signal not taken (malformed, oversize, past the caps): one note at the next iteration says so. */
-  dropDirective(reason: string): void {
-    this.dropped.count++;
-    this.dropped.reason ??= reason;
+    const policyOf = (tool: string) => this.tools.policyOf(tool);
+    this.waitContext = features.find((feature) => feature.waitContext !== undefined)?.waitContext;
+    this.approvals = new CycleApprovals({ cycleId, input, waitContext: this.waitContext, publish, policyOf });
   }
 
   /** Every directive of this cycle so far, marking new ones as first seen at `iteration`. */
   directivesFor(iteration: number): string[] {
-    for (const text of this.inbox.splice(0)) this.shown.push({ text, iteration });
+    const shown = this.inbox.showAt(iteration);
     this.noteDropped();
-    return this.shown.map((entry) => entry.text);
+    return shown;
   }
 
   noteDropped(): void {
-    const { count, reason } = this.dropped;
-    if (count === 0) return;
-    const what = count === 1 ? 'a directive signal' : `${count} directive signals`;
-    this.state = { ...this.state, notes: appendNote(this.state.notes, `[DIRECTIVE] dropped ${what}: ${reason}`) };
-    this.dropped = { count: 0 };
+    const note = this.inbox.droppedNote();
+    if (note) this.state = { ...this.state, notes: appendNote(this.state.notes, note) };
   }
 
   get directives(): { text: string; iteration: number }[] {
-    return [...this.shown];
+    return this.inbox.log;
   }
 
   /** The workflow-side tool registered under `name`, if a feature registered one. */
@@ -182,7 +165,7 @@ export class CycleRun {
   }
 
   /** The model's run-local notes: the last `scratchpad` field it put in any tool's arguments. */
-  get scratchpad(): string | undefined {
+  get runNotes(): string | undefined {
     for (let index = this.trace.length - 1; index >= 0; index--) {
       const notes = scratchpadFromArgs(this.trace[index]?.action?.args);
       if (notes !== undefined) return notes;
@@ -204,9 +187,9 @@ export class CycleRun {
     return this.features.some((feature) => feature.isFinished?.() ?? false);
   }
 
-  /** What the features add to the result. */
-  featureResults(): Partial<CycleResult> {
-    return Object.assign({}, ...this.features.map((feature) => feature.result?.() ?? {}));
+  /** The fields every `runTool` call of this cycle carries, as its features give them; opaque here. */
+  callContext(): Record<string, string> {
+    return Object.assign({}, ...this.features.map((feature) => feature.callContext ?? {}));
   }
 
   /**

@@ -2,7 +2,7 @@ import { ActivityFailure, TimeoutFailure, proxyActivities, proxyLocalActivities 
 import type { Activities } from '../../activities';
 import type { ToolCallInput, Observation } from '../../core/tools/observation';
 import { SCRATCHPAD_READ } from '../../core/tools/observation';
-import { CYCLE_TOOLS, SPAWN_SUBAGENT } from '../../core/tools/catalogue';
+import { CYCLE_TOOLS } from '../../core/tools/catalogue';
 import type { ApprovalPolicy, CatalogueEntry } from '../../core/tools/descriptor';
 import { selectTools } from '../../core/tools/select';
 import { failureMessage } from '../../common/failure';
@@ -12,7 +12,7 @@ import { heartbeatTimeoutOf } from '../../core/cycle/liveness';
 import type { ParsedCycleInput } from '../../core/cycle/input';
 
 /** A phase offers its verbs itself; a glob must not make them work tools. */
-const VERBS: readonly string[] = ['update_scratchpad', 'done', SPAWN_SUBAGENT];
+const VERBS: readonly string[] = ['update_scratchpad', 'done'];
 
 /** What the model is told when a call of a tool of the user's failed for good. */
 function toolFailure(entry: CatalogueEntry, error: ActivityFailure): string {
@@ -79,7 +79,7 @@ export class CycleTools {
     const listing = await listTools();
     for (const entry of listing.tools) this.catalogue.set(entry.name, entry);
     // Named explicitly, these pass through: `scratchpad_read` joins on its own otherwise.
-    const workflowSide = [SPAWN_SUBAGENT, SCRATCHPAD_READ, ...this.handled.filter((name) => !VERBS.includes(name))];
+    const workflowSide = [SCRATCHPAD_READ, ...this.handled.filter((name) => !VERBS.includes(name))];
     const selection = selectTools(this.patterns ?? listing.defaults, listing.tools, workflowSide);
     this.selected = selection.offered;
     // A built-in that cannot run here is worth a note only to a cycle that names it; the worker says it at start.

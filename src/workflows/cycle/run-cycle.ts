@@ -13,7 +13,7 @@ import {
   type ParsedCycleInput,
 } from '../../core/cycle/input';
 import { PAYLOAD_BUDGET_BYTES, newestWithin } from '../../core/payload';
-import { signalArgs } from '../../common/signal-args';
+import { parsedOrDropped } from '../../common/parse-or-drop';
 import type { Scratchpad } from '../../core/scratchpad/scratchpad';
 import { cycleOutcomeKey } from '../../common/search-attributes';
 import { afterQuery, beforeQuery, currentQuery, directiveSignal, traceQuery } from '../../common/messages/cycle';
@@ -35,8 +35,10 @@ const { archiveContent } = proxyActivities<Activities>({
 });
 
 /**
- * Runs one cycle with the features of its kind: the task loop over the task queue, or a chat turn (respond, then
- * reflect). An activity that gives up makes the outcome `failed` with the before-state kept (design.md, The cycle).
+ * The cycle (design.md, The cycle), as a function each feature's workflow calls with its parsed input and the
+ * features it runs with: the task loop over the task queue, or a chat turn (respond, then reflect) when a feature
+ * brings one. An activity that gives up makes the outcome `failed` with the before-state kept. The result has the
+ * base fields; the feature's workflow adds its own.
  */
 export async function runCycle(input: ParsedCycleInput, features: readonly CycleFeature[]): Promise<CycleResult> {
   const cycleId = input.cycleId ?? workflowInfo().workflowId;
@@ -52,8 +54,8 @@ export async function runCycle(input: ParsedCycleInput, features: readonly Cycle
   // A long cycle's trace can pass what a query may answer: its newest entries within the budget (history has all).
   setHandler(traceQuery, () => newestWithin(run.trace, PAYLOAD_BUDGET_BYTES));
   setHandler(directiveSignal, (raw) => {
-    const text = signalArgs(DirectiveTextSchema(), raw, 'directive', (reason) => run.dropDirective(reason));
-    if (text !== undefined) run.receiveDirective(text);
+    const text = parsedOrDropped(DirectiveTextSchema(), raw, 'directive', (reason) => run.inbox.drop(reason));
+    if (text !== undefined) run.inbox.receive(text);
   });
   run.approvals.register();
 
@@ -65,11 +67,9 @@ export async function runCycle(input: ParsedCycleInput, features: readonly Cycle
     missingArchives = await collectAndCheckArchives(run);
     // Always: whether even a built-in asks for approval is the worker's policy, which only its catalogue carries.
     await run.loadTools();
-    if (input.kind === 'chat') {
-      ({ outcome, reply } = await runChatTurn(run, input));
-    } else {
-      outcome = await runTaskLoop(run);
-    }
+    const chat = features.find((feature) => feature.chat !== undefined)?.chat;
+    if (chat) ({ outcome, reply } = await runChatTurn(run, chat));
+    else outcome = await runTaskLoop(run);
   } catch (err) {
     if (isCancellation(err)) {
       recordEnd(run, 'cancelled', undefined, true);
@@ -98,8 +98,7 @@ export async function runCycle(input: ParsedCycleInput, features: readonly Cycle
     usageByModel: run.usageByModel,
     archived: run.archived,
     ...(missingArchives.length > 0 && { missingArchives }),
-    ...run.featureResults(),
-    ...(run.scratchpad !== undefined ? { scratchpad: run.scratchpad } : {}),
+    ...(run.runNotes !== undefined ? { runNotes: run.runNotes } : {}),
     ...run.approvals.result(),
     ...(run.memoryUnchanged !== undefined && { memoryUnchanged: run.memoryUnchanged }),
     ...(run.replyCut && { replyCut: true as const }),
@@ -119,9 +118,8 @@ function recordEnd(
   cancelled: boolean,
   reply?: string,
 ): void {
-  const { kind, maxIterations } = run.input;
+  const { maxIterations } = run.input;
   const end = {
-    kind,
     outcome,
     error,
     iterations: run.iterations,

@@ -11,6 +11,7 @@ import { runCalls } from './run-calls';
 /** The task loop (design.md, The cycle): prompt from the scratchpad → model → parse → dispatch, until done or max_iterations. */
 export async function runTaskLoop(run: CycleRun): Promise<CycleOutcome> {
   const { input } = run;
+  const system = run.features.find((feature) => feature.systemPrompt !== undefined)?.systemPrompt ?? 'cycle';
   for (let iteration = 1; iteration <= input.maxIterations; iteration++) {
     run.iterations = iteration;
     const directives = run.directivesFor(iteration);
@@ -22,7 +23,7 @@ export async function runTaskLoop(run: CycleRun): Promise<CycleOutcome> {
         buildCyclePrompt(run.state, { iteration, maxIterations: input.maxIterations, directives }),
       );
       return {
-        system: input.kind === 'stage' ? ('staged' as const) : ('cycle' as const),
+        system,
         messages: [{ role: 'user' as const, content: cyclePromptContent(run.state, prompt) }],
         tools,
         toolChoice: 'any' as const,

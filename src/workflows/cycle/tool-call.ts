@@ -57,9 +57,8 @@ async function runOnce(
   key: string,
   decision: Decision | undefined,
 ): Promise<Observation> {
-  const context = Object.assign({}, ...run.features.map((feature) => feature.callContext ?? {}));
   const { agentId } = run.input;
-  const call = { cycleId: run.cycleId, agentId, step, name: action.tool, args: action.args, ...context };
+  const call = { ...run.callContext(), cycleId: run.cycleId, agentId, step, name: action.tool, args: action.args };
   const observation = await run.tools.run({ ...call, idempotencyKey: key }, decision !== undefined);
   if (isStoredObservation(observation)) run.hasStoredObservations = true;
   for (const feature of run.features) feature.observe?.(action, observation);

@@ -1,30 +1,17 @@
-import { log, setHandler } from '@temporalio/workflow';
+import { log } from '@temporalio/workflow';
 import { MAX_RUN_WAITS, MAX_WAITS_PER_WORKER, type WorkerWait } from '../../core/research/approvals';
 import { newestWithin } from '../../core/payload';
-import { ApprovalWaitSchema } from '../../core/tools/approval';
+import type { ApprovalWait } from '../../core/tools/approval';
 import { isWorkerObservation } from '../../common/ids';
-import { approvalWaitSignal } from '../../common/messages/cycle';
-import { signalArgs } from '../../common/signal-args';
-import { tellParent } from '../cycle/approval-notices';
 
 /** Bytes of waiting calls a continue-as-new hands over, beside a board of up to 7/8 of the payload budget. */
 const HANDOVER_WAITS_BYTES = 32 * 1024;
 
 /**
- * A research worker's side: its investigation cycle's `approvalWait` signals (its sub-agents' relayed by it) go on
- * to the supervisor unchanged, as a cycle relays its sub-agents' to its agent. A malformed one is dropped.
- */
-export function relayApprovalWaits(): void {
-  setHandler(approvalWaitSignal, (raw) => {
-    const wait = signalArgs(ApprovalWaitSchema(), raw, 'approvalWait');
-    if (wait) tellParent(wait);
-  });
-}
-
-/**
- * The supervisor's side: the calls its running workers' cycles wait on, by worker, from the waits the workers relay.
- * A signal has no caller to refuse: one that is malformed, names a cycle of no running worker, or passes the caps is
- * dropped with a log line. A worker that ended waits on nothing, whatever its cycle last said.
+ * The calls a research run's workers' investigations wait on, by worker, from the waits the workers relay (each
+ * worker's child cycle sends its own on up). A signal has no caller to refuse: one that names a cycle of no running
+ * worker, or passes the caps, is dropped with a log line. A worker that ended waits on nothing, whatever its cycle
+ * last said.
  */
 export class WorkerApprovals {
   /** By `<cycleId> <callId>`, oldest first. */
@@ -34,10 +21,8 @@ export class WorkerApprovals {
     for (const wait of handedOver) this.waits.set(keyOf(wait.call.cycleId, wait.call.callId), wait);
   }
 
-  /** An `approvalWait` signal relayed by a worker; true when what waits changed. */
-  receive(raw: unknown, active: ReadonlySet<string>): boolean {
-    const wait = signalArgs(ApprovalWaitSchema(), raw, 'approvalWait');
-    if (!wait) return false;
+  /** A wait a worker relayed; true when what waits changed. */
+  receive(wait: ApprovalWait, active: ReadonlySet<string>): boolean {
     this.forgetEnded(active);
     if (wait.kind === 'resolved') return this.waits.delete(keyOf(wait.cycleId, wait.callId));
     const { call } = wait;

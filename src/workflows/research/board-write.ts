@@ -1,7 +1,7 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import type { Draft } from '../../core/research/board';
-import type { ResearchFact } from '../../core/cycle/input';
+import type { ResearchFact } from '../../core/research/investigation-input';
 import type { Usage } from '../../core/cycle/model';
 import type { BoardWriteOutcome } from '../../activities/research/board';
 

@@ -32,7 +32,6 @@ import {
   synthesizeUpdate,
   writeUpdate,
 } from '../../common/messages/research';
-import { approvalWaitSignal } from '../../common/messages/cycle';
 import { cycleOutcomeKey, researchRunKey } from '../../common/search-attributes';
 import { ResearchRun } from './research-run';
 import { writeFirstStrategy } from './strategy';
@@ -41,6 +40,7 @@ import { forwardDirectives, needsModelQuery, spawn, withModelQuery } from './wor
 import { startMirroring } from './mirror-lane';
 import { researchDetails, researchOutcomeLine } from './research-details';
 import { recordOutcomeMemo } from '../cycle/run-details';
+import { onApprovalWaits } from '../cycle/approval-notices';
 import { outcomeLine } from '../cycle/details-text';
 import { failureMessage } from '../../common/failure';
 
@@ -154,8 +154,8 @@ function installHandlers(run: ResearchRun): void {
   setHandler(researchStatusQuery, () => run.status());
   setHandler(researchDirectiveSignal, (raw) => receiveDirective(run, raw));
   // A worker relays its cycle's waits (approvals.ts): the details say at once which fact waits, with no evaluation.
-  setHandler(approvalWaitSignal, (raw) => {
-    if (run.approvals.receive(raw, run.active)) setCurrentDetails(researchDetails(run.entries, run.status()));
+  onApprovalWaits((wait) => {
+    if (run.approvals.receive(wait, run.active)) setCurrentDetails(researchDetails(run.entries, run.status()));
   });
   setHandler(
     writeUpdate,

@@ -1,6 +1,5 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
-import type { CycleInput, CycleResult } from '../../core/cycle/input';
 import { type ModelRequest, type Usage, ZERO_USAGE, addUsage } from '../../core/cycle/model';
 import { SCRATCHPAD_READ } from '../../core/tools/observation';
 import { parseAction } from '../../core/cycle/parse';
@@ -17,6 +16,8 @@ import { scratchpadFromArgs, withPriorScratchpad } from '../../core/cycle/run-no
 import {
   MAX_STAGE_FILES,
   type ParsedStagedInput,
+  type StageCycleInput,
+  type StageCycleResult,
   type StageFile,
   type StageRecord,
   type Verification,
@@ -25,7 +26,10 @@ import type { StagedProgress } from '../../common/messages/staged';
 import { stageCycleId } from '../../common/ids';
 import { modelActivityOptions } from '../cycle/activity-options';
 import { callModelThroughList } from '../cycle/model-fallback';
-import { startCycleChild } from '../cycle/start-cycle-child';
+import { ChildCycle } from '../cycle/child-cycle';
+import { QUOTE_POINTS } from '../cycle/cycle-details';
+import type { ApprovalWait } from '../../core/tools/approval';
+import { headCodePoints } from '../../core/text';
 import { heartbeatTimeoutOf } from '../../core/cycle/liveness';
 
 /** Tools a stage is offered: reading and writing files, so the path cap sees every change. */
@@ -68,6 +72,8 @@ export class StagedRun {
   constructor(
     readonly input: ParsedStagedInput,
     readonly runId: string,
+    /** Hears the calls a stage waits on for a person. */
+    private readonly approvalWaits: (wait: ApprovalWait) => void = () => undefined,
   ) {
     const { callModel } = proxyActivities<Activities>(
       modelActivityOptions(input.maxAttempts, heartbeatTimeoutOf(input, 'model')),
@@ -141,8 +147,7 @@ export class StagedRun {
       correction,
     });
     // Fresh context: a new scratchpad holding only this stage; the stage context carries the rest.
-    const input: CycleInput & { cycleId: string } = {
-      kind: 'stage',
+    const input: StageCycleInput & { cycleId: string } = {
       agentId: this.input.agentId,
       cycleId,
       before: enqueueTasks(defaultScratchpad(this.input.task.slice(0, 500)), [spec.stage.slice(0, 2000)]),
@@ -154,11 +159,24 @@ export class StagedRun {
       priorScratchpad: this.input.priorScratchpad,
       stage: { context: stageContext, maxPaths: this.input.maxPaths },
     };
+    const child = await new ChildCycle<StageCycleInput, StageCycleResult>({
+      workflowType: 'stageCycle',
+      input,
+      summary: `stage ${label}: ${spec.stage}`,
+      description: {
+        name: 'stage of a staged run',
+        tail: [`### Stage context\n${headCodePoints(stageContext, QUOTE_POINTS)}`],
+      },
+      approvalWaits: this.approvalWaits,
+    }).run();
     // A stage whose cycle could not run fails the run, as a failed activity would.
-    const handle = await startCycleChild(input, `stage ${label}: ${spec.stage}`);
-    const result: CycleResult = await handle.result();
+    if (!('result' in child)) {
+      this.failure = `${label} did not run: ${'error' in child ? child.error : 'cancelled'}`;
+      return { kind, stage: spec.stage, cycleId, outcome: 'failed', touchedPaths: [], refusedPaths: [] };
+    }
+    const { result } = child;
     this.usage = addUsage(this.usage, result.usage);
-    if (result.scratchpad !== undefined) this.notes = result.scratchpad;
+    if (result.runNotes !== undefined) this.notes = result.runNotes;
     for (const path of result.touchedPaths ?? []) if (!this.files.includes(path)) this.files.push(path);
     for (const file of result.stageFiles ?? []) this.keepFile(file);
     if (result.outcome === 'failed') this.failure = `${label} failed: ${result.error ?? 'unknown error'}`;

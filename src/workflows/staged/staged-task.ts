@@ -7,7 +7,7 @@ import { failureMessage } from '../../common/failure';
 import { StagedError } from '../../common/failure-types';
 import { parseWorkflowInput } from '../../common/workflow-input';
 import { StagedRun } from './staged-run';
-import { childApprovals } from '../cycle/approval-notices';
+import { WaitingCalls } from '../cycle/approval-notices';
 import { recordOutcomeMemo } from '../cycle/run-details';
 import { stagedDetails, stagedOutcomeLine } from './staged-details';
 
@@ -19,15 +19,15 @@ import { stagedDetails, stagedOutcomeLine } from './staged-details';
 export async function stagedTask(rawInput: StagedInput): Promise<StagedResult> {
   const input = parseWorkflowInput(StagedInputSchema(), rawInput, StagedError.BadInput, 'staged input');
   const runId = workflowInfo().workflowId;
-  const run = new StagedRun(input, runId);
+  // A stage's cycle tells this run when one of its calls waits for a person: the progress says which stage waits.
+  const approvals = new WaitingCalls();
+  const run = new StagedRun(input, runId, (wait) => approvals.receive(wait));
   const staged = shouldStage(input.task, input.staged);
   let outcome: StagedOutcome = 'failed';
   let reason: string;
   let error: string | undefined;
-  // A stage's cycle tells this run when one of its calls waits for a person: the progress says which stage waits.
-  const approvals = childApprovals();
   setHandler(stagedProgressQuery, () => {
-    const waiting = approvals();
+    const waiting = approvals.pending();
     return {
       ...run.progress,
       ...(waiting.length > 0 ? { approvals: waiting } : {}),

@@ -7,7 +7,7 @@ import { describeIssues } from './workflow-input';
  * A signal's argument parsed by `schema`, or undefined with a warning in the worker's log; `dropped` hears the reason,
  * to leave a note where the user looks.
  */
-export function signalArgs<S extends z.ZodType>(
+export function parsedOrDropped<S extends z.ZodType>(
   schema: S,
   raw: unknown,
   signal: string,
