@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { shareable } from '../core/shareable';
+import { getterOf } from '../core/shareable';
 import { validateAgentId } from './ids';
 import type { AgentInput } from '../core/agent/agent';
 import type { CycleResult } from '../core/cycle/input';
@@ -48,7 +48,7 @@ export interface WorkerModel {
 }
 
 /** What a schedule's action passes on: the agent to wake, its task queue, and the tasks to enqueue. */
-export const WakeAgentArgsSchema = shareable(
+export const WakeAgentArgsSchema = getterOf(
   z.object({
     agentId: z.string().refine((agentId) => validateAgentId(agentId) === undefined, {
       message: 'invalid agent id: use 1-128 letters, digits, ".", "_" or "-"',

@@ -11,7 +11,7 @@ import { type CacheTtl, CacheTtlSchema, type Usage, UsageSchema, ZERO_USAGE, add
 import { OutputCapsSchema } from '../cycle/output-limits';
 import { ScratchpadSchema, UPDATE_KEYS } from '../scratchpad/scratchpad';
 import { codePointLength } from '../text';
-import { shareable } from '../shareable';
+import { getterOf } from '../shareable';
 import { ToolPatternsSchema } from '../tools/select';
 import type { PendingApproval } from '../tools/approval';
 import type { UnknownOutcome } from '../tools/idempotency';
@@ -30,7 +30,7 @@ export const OTHER_MODELS = 'other models';
 export { MAX_MESSAGE_CHARS };
 
 /** How an agent runs its cycles; set at first start, changed with the `configure` update. */
-export const AgentSettingsSchema = shareable(
+export const AgentSettingsSchema = getterOf(
   z.object({
     model: z.string().max(1000).optional(),
     reflectModel: z.string().max(1000).optional(),
@@ -83,11 +83,11 @@ export {
 } from './cycle-record';
 export { type AgentCycleOutcome, type CancelCycleArgs, CancelCycleArgsSchema } from './cancel';
 
-export const DirectiveRecordSchema = shareable(z.object({ text: z.string(), cycleId: z.string().nullable() }));
+export const DirectiveRecordSchema = getterOf(z.object({ text: z.string(), cycleId: z.string().nullable() }));
 export type DirectiveRecord = z.infer<ReturnType<typeof DirectiveRecordSchema>>;
 
 /** What the agent workflow starts with, and what it carries across continue-as-new. */
-export const AgentInputSchema = shareable(
+export const AgentInputSchema = getterOf(
   z.object({
     agentId: z.string().min(1),
     purpose: z.string().optional(),
@@ -123,11 +123,11 @@ function characters(max: number) {
 }
 
 /** `model`: this turn's model instead of the agent's (the worker resolves it against its allow-list). */
-export const SendArgsSchema = shareable(
+export const SendArgsSchema = getterOf(
   z.object({ message: characters(MAX_MESSAGE_CHARS), model: z.string().min(1).max(1000).optional() }),
 );
 export { DirectiveTextSchema } from '../cycle/input';
-export const EnqueueArgsSchema = shareable(
+export const EnqueueArgsSchema = getterOf(
   z
     .object({
       tasks: z.array(characters(5000)).default([]),
@@ -135,7 +135,7 @@ export const EnqueueArgsSchema = shareable(
     })
     .refine((value) => value.tasks.length + value.goals.length > 0, { message: 'give at least one task or goal' }),
 );
-export const RunCycleArgsSchema = shareable(
+export const RunCycleArgsSchema = getterOf(
   z.object({
     tasks: z.array(characters(5000)).default([]),
     maxIterations: z.number().int().min(1).max(200).optional(),
@@ -146,13 +146,13 @@ export const RunCycleArgsSchema = shareable(
     priorScratchpad: z.string().max(100_000).optional(),
   }),
 );
-export const InjectArgsSchema = shareable(
+export const InjectArgsSchema = getterOf(
   z.object({
     section: z.enum(UPDATE_KEYS as unknown as [string, ...string[]]),
     content: z.string(),
   }),
 );
-export const WakeArgsSchema = shareable(
+export const WakeArgsSchema = getterOf(
   z
     .object({ tasks: z.array(characters(5000)).default([]), trigger: TriggerSchema().default('manual') })
     .default({ tasks: [], trigger: 'manual' }),

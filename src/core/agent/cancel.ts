@@ -1,18 +1,18 @@
 import { z } from 'zod';
 import { CycleOutcomeSchema, type Trigger } from '../cycle/input';
 import { ZERO_USAGE } from '../cycle/model';
-import { shareable } from '../shareable';
+import { getterOf } from '../shareable';
 import type { CycleRecord } from './agent';
 
 /**
  * How a cycle of an agent ended as the agent records it: a cycle's own outcome, or `cancelled` (the `cancelCycle`
  * update, a chat turn's Ctrl-C), which only the agent can say since a cancelled cycle returns no result.
  */
-export const AgentCycleOutcomeSchema = shareable(z.enum([...CycleOutcomeSchema().options, 'cancelled']));
+export const AgentCycleOutcomeSchema = getterOf(z.enum([...CycleOutcomeSchema().options, 'cancelled']));
 export type AgentCycleOutcome = z.infer<ReturnType<typeof AgentCycleOutcomeSchema>>;
 
 /** The `cancelCycle` update's argument: the cycle the caller believes runs now. */
-export const CancelCycleArgsSchema = shareable(z.strictObject({ cycleId: z.string().min(1).max(1000) }));
+export const CancelCycleArgsSchema = getterOf(z.strictObject({ cycleId: z.string().min(1).max(1000) }));
 export type CancelCycleArgs = z.infer<ReturnType<typeof CancelCycleArgsSchema>>;
 
 /**

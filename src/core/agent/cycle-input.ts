@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { chatTurnShape, cycleInputShape } from '../cycle/input';
-import { shareable } from '../shareable';
+import { getterOf } from '../shareable';
 
 /**
  * Input of one `agentCycle` workflow, an agent's own cycle: the base input, and the block of its kind. `task` runs
  * the task queue (design.md, The cycle); `chat` is one respond → reflect turn on `message`. A key neither knows (an
  * old `mode`, a misspelling) is refused, naming it.
  */
-export const AgentCycleInputSchema = shareable(
+export const AgentCycleInputSchema = getterOf(
   z.discriminatedUnion('kind', [
     z.strictObject({ kind: z.literal('task'), ...cycleInputShape() }),
     z.strictObject({ kind: z.literal('chat'), ...cycleInputShape(), ...chatTurnShape() }),

@@ -3,7 +3,7 @@ import { type CycleResult, type Trigger, TriggerSchema } from '../cycle/input';
 import { UsageSchema } from '../cycle/model';
 import { newestWithin } from '../payload';
 import { codePointLength, headCodePoints } from '../text';
-import { shareable } from '../shareable';
+import { getterOf } from '../shareable';
 import { AgentCycleOutcomeSchema } from './cancel';
 import { KEPT_UNKNOWN_OUTCOMES, type UnknownOutcome, UnknownOutcomeSchema } from '../tools/idempotency';
 
@@ -17,7 +17,7 @@ const RECORDED_ERROR_CHARS = 2000;
 const MISSING_ARCHIVES_KEPT = 20;
 
 /** One cycle as the agent remembers it. */
-export const CycleRecordSchema = shareable(
+export const CycleRecordSchema = getterOf(
   z.object({
     cycleId: z.string(),
     trigger: TriggerSchema(),

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { shareable } from '../shareable';
+import { getterOf } from '../shareable';
 import type { CycleRecord } from './cycle-record';
 
 /** The `waitForCycle` update's argument: a cycle of the agent, by workflow id (`agent/<agentId>/cycle/<n>`). */
-export const WaitForCycleArgsSchema = shareable(z.strictObject({ cycleId: z.string().min(1).max(1000) }));
+export const WaitForCycleArgsSchema = getterOf(z.strictObject({ cycleId: z.string().min(1).max(1000) }));
 export type WaitForCycleArgs = z.infer<ReturnType<typeof WaitForCycleArgsSchema>>;
 
 /** What an agent knows of its cycles when a caller asks to wait for one. */

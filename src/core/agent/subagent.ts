@@ -4,7 +4,7 @@ import { withChildUsage } from '../cycle/model';
 import type { Observation } from '../tools/observation';
 import { approvalInputOf } from '../tools/approval-policy';
 import { type Scratchpad, defaultScratchpad } from '../scratchpad/scratchpad';
-import { shareable } from '../shareable';
+import { getterOf } from '../shareable';
 import { codePointLength, tailCodePoints } from '../text';
 import { SUBAGENT_TOOL_ARGS } from './subagent-tool';
 
@@ -94,7 +94,7 @@ const InheritedSchema = z.strictObject({
 export type Inherited = z.output<typeof InheritedSchema>;
 
 /** Input of one `subagentCycle` workflow: the base input, its depth among sub-agents, and what it inherited. */
-export const SubagentCycleInputSchema = shareable(
+export const SubagentCycleInputSchema = getterOf(
   z.strictObject({
     ...cycleInputShape(),
     /** One below whoever spawned it; the schema refuses a child past the limit rather than run it. */

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { ScratchpadSchema } from '../scratchpad/scratchpad';
-import { shareable } from '../shareable';
+import { getterOf } from '../shareable';
 
 /** Rewinds an agent remembers, newest last; they ride every continue-as-new and answer the `status` query. */
 export const KEPT_REWINDS = 20;
 
 /** Where a forked agent's memory came from: the agent and the cycle whose after-state it started with. */
-export const OriginSchema = shareable(
+export const OriginSchema = getterOf(
   z.strictObject({ agent: z.string().min(1).max(128), cycle: z.number().int().positive() }),
 );
 export type Origin = z.infer<ReturnType<typeof OriginSchema>>;
@@ -15,13 +15,13 @@ export type Origin = z.infer<ReturnType<typeof OriginSchema>>;
 const RewoundBySchema = z.string().trim().min(1).max(200);
 
 /** The `rewind` update: adopt the after-state of the agent's own cycle `to`, read from its history by the client. */
-export const RewindArgsSchema = shareable(
+export const RewindArgsSchema = getterOf(
   z.strictObject({ to: z.number().int().positive(), state: ScratchpadSchema(), by: RewoundBySchema }),
 );
 export type RewindArgs = z.input<ReturnType<typeof RewindArgsSchema>>;
 
 /** One rewind as the agent records it: to which cycle, when (workflow time) and by whom. */
-export const RewindRecordSchema = shareable(
+export const RewindRecordSchema = getterOf(
   z.strictObject({ to: z.number().int().positive(), at: z.string(), by: RewoundBySchema }),
 );
 export type RewindRecord = z.infer<ReturnType<typeof RewindRecordSchema>>;

@@ -6,7 +6,7 @@ import { ScratchpadSchema } from '../scratchpad/scratchpad';
 import { ToolPatternsSchema } from '../tools/select';
 import { DecisionSchema } from '../tools/approval';
 import { UnknownOutcomeSchema } from '../tools/idempotency';
-import { shareable } from '../shareable';
+import { getterOf } from '../shareable';
 import { HeartbeatTimeoutsSchema } from './liveness';
 
 export const DEFAULT_MAX_ITERATIONS = 10;
@@ -24,7 +24,7 @@ export const MAX_CYCLE_DIRECTIVES = 100;
 export const DIRECTIVES_BUDGET_BYTES = 128 * 1024;
 
 /** The `directive` signal's text, kept as sent: non-blank, and no longer than {@link MAX_DIRECTIVE_CHARS}. */
-export const DirectiveTextSchema = shareable(
+export const DirectiveTextSchema = getterOf(
   z
     .string()
     .max(MAX_DIRECTIVE_CHARS, { message: `a directive is at most ${MAX_DIRECTIVE_CHARS} characters` })
@@ -34,10 +34,10 @@ export const DirectiveTextSchema = shareable(
 /** Longest a call may wait for a decision: a year. */
 export const MAX_APPROVAL_TIMEOUT_MS = 365 * 24 * 60 * 60 * 1000;
 
-export const CycleOutcomeSchema = shareable(z.enum(['completed', 'max_iterations', 'failed']));
+export const CycleOutcomeSchema = getterOf(z.enum(['completed', 'max_iterations', 'failed']));
 export type CycleOutcome = z.infer<ReturnType<typeof CycleOutcomeSchema>>;
 
-export const TriggerSchema = shareable(z.enum(['task', 'chat', 'schedule', 'manual']));
+export const TriggerSchema = getterOf(z.enum(['task', 'chat', 'schedule', 'manual']));
 export type Trigger = z.infer<ReturnType<typeof TriggerSchema>>;
 
 /** What every cycle is given, whatever workflow runs it: each feature's own input extends it. */
@@ -79,7 +79,7 @@ export const cycleInputShape = () => ({
  * The base input of a cycle: what `runCycle` reads. A feature's workflow parses its own input, this shape extended,
  * and hands the kernel the whole of it; a key no shape knows (an old `mode`, a misspelling) is refused, naming it.
  */
-export const CycleInputSchema = shareable(z.strictObject(cycleInputShape()));
+export const CycleInputSchema = getterOf(z.strictObject(cycleInputShape()));
 export type CycleInput = z.input<ReturnType<typeof CycleInputSchema>>;
 export type ParsedCycleInput = z.output<ReturnType<typeof CycleInputSchema>>;
 
@@ -94,7 +94,7 @@ export const chatTurnShape = () => ({
 });
 export type ChatTurn = z.output<z.ZodObject<ReturnType<typeof chatTurnShape>>>;
 
-export const TraceEntrySchema = shareable(
+export const TraceEntrySchema = getterOf(
   z.object({
     iteration: z.number(),
     request: z.object({ promptChars: z.number(), tools: z.array(z.string()) }),
@@ -150,5 +150,5 @@ export const cycleResultShape = () => ({
   /** Calls that may or may not have taken effect, this cycle's and its children's, newest kept. */
   unknownOutcomes: z.array(UnknownOutcomeSchema()).optional(),
 });
-export const CycleResultSchema = shareable(z.object(cycleResultShape()));
+export const CycleResultSchema = getterOf(z.object(cycleResultShape()));
 export type CycleResult = z.input<ReturnType<typeof CycleResultSchema>>;

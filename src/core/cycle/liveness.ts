@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { shareable } from '../shareable';
+import { getterOf } from '../shareable';
 
 /**
  * How long an activity may go without a heartbeat before the server gives its attempt to another worker. Activities
@@ -14,7 +14,7 @@ export type LivenessKind = 'model' | 'tool' | 'verification';
 const heartbeatMs = z.number().int().min(1000).max(600_000);
 
 /** An agent's `heartbeatTimeoutMs` setting: by activity kind, each optional. */
-export const HeartbeatTimeoutsSchema = shareable(
+export const HeartbeatTimeoutsSchema = getterOf(
   z.strictObject({
     model: heartbeatMs.optional(),
     tool: heartbeatMs.optional(),

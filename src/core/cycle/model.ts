@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { shareable } from '../shareable';
+import { getterOf } from '../shareable';
 import { MAX_OUTPUT_TOKENS } from './output-caps';
 import { MAX_MODEL_LIST } from './model-list';
 
@@ -68,7 +68,7 @@ const HistoryToolCallSchema = z.object({
  * text, with the tool calls it made (ids as the model gave them); or one call's result (`tool`). A plain
  * `{role, content}` is a user or assistant message.
  */
-export const MessageSchema = shareable(
+export const MessageSchema = getterOf(
   z.discriminatedUnion('role', [
     z.object({ role: z.literal('user'), content: userContent }),
     z.object({
@@ -123,21 +123,21 @@ export function messagesChars(messages: readonly Message[]): number {
 }
 
 /** How long a provider keeps a cached prompt prefix: 5 minutes, or 1 hour for agents whose turns come further apart. */
-export const CacheTtlSchema = shareable(z.enum(['5m', '1h']));
+export const CacheTtlSchema = getterOf(z.enum(['5m', '1h']));
 export type CacheTtl = z.infer<ReturnType<typeof CacheTtlSchema>>;
 
 /**
  * The id of a system prompt. The kernel's own are `cycle`, `respond`, `respond_single` and `reflect`; features add
  * theirs, and the worker refuses an id it has no prompt for (activities/model/system-prompts.ts).
  */
-export const SystemPromptIdSchema = shareable(z.string().regex(/^[a-z][a-z_]{0,39}$/));
+export const SystemPromptIdSchema = getterOf(z.string().regex(/^[a-z][a-z_]{0,39}$/));
 export type SystemPromptId = z.infer<ReturnType<typeof SystemPromptIdSchema>>;
 
 /**
  * What a workflow asks of `callModel`. The system prompt and tool schemas are named, not
  * carried, so every iteration's history stays small; the activity resolves them.
  */
-export const ModelRequestSchema = shareable(
+export const ModelRequestSchema = getterOf(
   z.object({
     system: SystemPromptIdSchema(),
     messages: z
@@ -169,22 +169,22 @@ export const MAX_USAGE_TOKENS = 1e12;
 const tokens = z.number().int().nonnegative().max(MAX_USAGE_TOKENS);
 
 /** Token counts of a call, a cycle, or a total: the one usage schema, wherever usage crosses a boundary. */
-export const UsageSchema = shareable(
+export const UsageSchema = getterOf(
   z.object({ inputTokens: tokens, outputTokens: tokens, cacheReadTokens: tokens, cacheWriteTokens: tokens }),
 );
 export type Usage = z.infer<ReturnType<typeof UsageSchema>>;
 
 /** Usage by model as a research worker reports it with its last write: short names, and few of them. */
-export const UsageByModelSchema = shareable(
+export const UsageByModelSchema = getterOf(
   z
     .record(z.string().max(200), UsageSchema())
     .refine((byModel) => Object.keys(byModel).length <= 20, { message: 'at most 20 models' }),
 );
 
-export const ToolCallSchema = shareable(z.object({ id: z.string(), name: z.string(), input: z.unknown() }));
+export const ToolCallSchema = getterOf(z.object({ id: z.string(), name: z.string(), input: z.unknown() }));
 export type ToolCall = z.infer<ReturnType<typeof ToolCallSchema>>;
 
-export const ModelResponseSchema = shareable(
+export const ModelResponseSchema = getterOf(
   z.object({
     text: z.string(),
     toolCalls: z.array(ToolCallSchema()),

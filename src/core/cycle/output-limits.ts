@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { shareable } from '../shareable';
+import { getterOf } from '../shareable';
 import type { ModelResponse } from './model';
 import {
   DEFAULT_OUTPUT_CAPS,
@@ -12,7 +12,7 @@ import {
 const outputTokens = z.number().int().min(MIN_OUTPUT_TOKENS).max(MAX_OUTPUT_TOKENS);
 
 /** An agent's `maxOutputTokens` setting: output caps by phase, each optional. */
-export const OutputCapsSchema = shareable(
+export const OutputCapsSchema = getterOf(
   z.strictObject({ respond: outputTokens.optional(), reflect: outputTokens.optional(), task: outputTokens.optional() }),
 );
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { shareable } from '../shareable';
+import { getterOf } from '../shareable';
 import { type PendingApproval, PendingApprovalSchema } from '../tools/approval';
 import type { BoardEntry } from './board-schema';
 
@@ -15,7 +15,7 @@ export const MAX_WAITS_PER_WORKER = 8;
 export const MAX_RUN_WAITS = 128;
 
 /** A call a worker's cycle waits on, as the supervisor keeps it and hands it over at continue-as-new. */
-export const WorkerWaitSchema = shareable(
+export const WorkerWaitSchema = getterOf(
   z.strictObject({
     workerId: z.string().min(1).max(300),
     call: PendingApprovalSchema(),

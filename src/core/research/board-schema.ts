@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { BOARD_LIMITS, MAX_QUOTE_CHARS } from './limits';
-import { shareable } from '../shareable';
+import { getterOf } from '../shareable';
 
 export { BOARD_LIMITS };
 
@@ -15,11 +15,11 @@ const url = z
 export const ROLES = ['supervisor', 'worker', 'user'] as const;
 export type Role = (typeof ROLES)[number];
 
-export const AuthorSchema = shareable(z.strictObject({ role: z.enum(ROLES), id: name }));
+export const AuthorSchema = getterOf(z.strictObject({ role: z.enum(ROLES), id: name }));
 export type Author = z.infer<ReturnType<typeof AuthorSchema>>;
 
 /** Where a VERIFIED value was seen: the stored observation of the worker's `web_fetch`, by id or by step. */
-export const EvidenceSchema = shareable(
+export const EvidenceSchema = getterOf(
   z
     .strictObject({
       observationId: z
@@ -82,7 +82,7 @@ const BODIES = {
 } as const;
 
 /** The body of each entry type (design.md, Entries), capped. Facts are named by entity and field. */
-export const ENTRY_BODIES = shareable(BODIES);
+export const ENTRY_BODIES = getterOf(BODIES);
 
 export type EntryType = keyof typeof BODIES;
 export const ENTRY_TYPES = Object.keys(BODIES) as EntryType[];
@@ -97,7 +97,7 @@ export function isFactType(type: EntryType): type is FactType {
 }
 
 /** What a writer submits: a type and its body. The board adds id, author, turn and time. */
-export const DraftSchema = shareable(
+export const DraftSchema = getterOf(
   z.discriminatedUnion(
     'type',
     ENTRY_TYPES.map((type) => z.strictObject({ type: z.literal(type), body: BODIES[type] })) as unknown as [
@@ -109,7 +109,7 @@ export const DraftSchema = shareable(
 export type Draft = { [T in EntryType]: { type: T; body: EntryBody<T> } }[EntryType];
 
 /** An accepted entry as it leaves the board (a continue-as-new, the mirror): a draft with what the board added. */
-export const BoardEntrySchema = shareable(
+export const BoardEntrySchema = getterOf(
   z.discriminatedUnion(
     'type',
     ENTRY_TYPES.map((type) =>

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { BOARD_LIMITS, DIRECTIVE_LIMITS } from './limits';
-import { shareable } from '../shareable';
+import { getterOf } from '../shareable';
 
 /**
  * The `directive` signal's argument, read as the USER_DIRECTIVE it appends. The text must fit the board's cap as
  * sent (one cap, the Redis bridge's too): a longer one is refused, not cut. An author left out, null or blank is
  * `user`; `id` names the message, so a second copy of it (another bridge, a retried send) lands nothing.
  */
-export const UserDirectiveSchema = shareable(
+export const UserDirectiveSchema = getterOf(
   z
     .object({
       text: z

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { cycleInputShape } from '../cycle/input';
-import { shareable } from '../shareable';
+import { getterOf } from '../shareable';
 
 /** The research fact an investigation writes. */
-export const ResearchFactSchema = shareable(
+export const ResearchFactSchema = getterOf(
   z.object({
     supervisorId: z.string().min(1).max(300),
     workerId: z.string().min(1).max(300),
@@ -16,7 +16,7 @@ export const ResearchFactSchema = shareable(
 export type ResearchFact = z.output<ReturnType<typeof ResearchFactSchema>>;
 
 /** Input of one `investigationCycle` workflow: the base input and the research worker's fact. */
-export const InvestigationInputSchema = shareable(
+export const InvestigationInputSchema = getterOf(
   z.strictObject({ ...cycleInputShape(), research: ResearchFactSchema() }),
 );
 export type InvestigationInput = z.input<ReturnType<typeof InvestigationInputSchema>>;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MAX_RUN_NOTES } from './limits';
-import { shareable } from '../shareable';
+import { getterOf } from '../shareable';
 
 /**
  * What a run tells its user beside the board: a directive it dropped and why, the mirror giving up or catching up.
@@ -15,7 +15,7 @@ export interface RunNote {
 
 const NOTE_CHARS = 400;
 
-export const RunNoteSchema = shareable(
+export const RunNoteSchema = getterOf(
   z.object({ key: z.string().min(1).max(60), text: z.string().max(NOTE_CHARS), count: z.number().int().min(1) }),
 );
 

@@ -5,7 +5,7 @@ import { RunNoteSchema } from './notes';
 import { MAX_RUN_WAITS, type ResearchApproval, WorkerWaitSchema } from './approvals';
 import { type ResearchPlan, aliasesOf } from './plan';
 import { type Usage, UsageSchema } from '../cycle/model';
-import { shareable } from '../shareable';
+import { getterOf } from '../shareable';
 
 /** Model usage of a run (the supervisor's planning, every worker's), in total, by model, and its price (null: unknown). */
 export interface ResearchUsage {
@@ -18,7 +18,7 @@ export { WORKER_TOOLS } from './limits';
 
 const name = z.string().trim().min(1).max(BOARD_LIMITS.name);
 
-export const ResearchInputSchema = shareable(
+export const ResearchInputSchema = getterOf(
   z.strictObject({
     runId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'use letters, digits, ".", "_" or "-"'),
     question: z.string().trim().min(1).max(BOARD_LIMITS.text),
@@ -55,7 +55,7 @@ export type ParsedResearchInput = z.output<ReturnType<typeof ResearchInputSchema
 const workflowId = z.string().min(1).max(300);
 
 /** What a run hands over to its next run at continue-as-new: the supervisor's second argument, checked as its first. */
-export const ResearchHandoverSchema = shareable(
+export const ResearchHandoverSchema = getterOf(
   z.object({
     entries: z.array(BoardEntrySchema()),
     nextWorker: z.number().int().min(1),
@@ -148,7 +148,7 @@ export interface ResearchStatus {
 }
 
 /** What the supervisor hands one worker. */
-export const WorkerInputSchema = shareable(
+export const WorkerInputSchema = getterOf(
   z.object({
     supervisorId: workflowId,
     workerId: workflowId,

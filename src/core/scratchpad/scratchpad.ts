@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { shareable } from '../shareable';
+import { getterOf } from '../shareable';
 
 /** Largest value one update may carry for one key (design.md, Caps). */
 export const MAX_UPDATE_CHARS = 5000;
@@ -10,16 +10,14 @@ export const MAX_NOTES_CHARS = 10000;
 
 const text = z.string();
 
-export const CompletedTaskSchema = shareable(
-  z.union([z.string(), z.object({ task: z.string(), summary: z.string() })]),
-);
+export const CompletedTaskSchema = getterOf(z.union([z.string(), z.object({ task: z.string(), summary: z.string() })]));
 export type CompletedTask = z.infer<ReturnType<typeof CompletedTaskSchema>>;
 
 /**
  * The agent's whole memory: the task state followed by the five sections (design.md, Sections and task state).
  * Key order is the snapshot (YAML) order.
  */
-export const ScratchpadSchema = shareable(
+export const ScratchpadSchema = getterOf(
   z.object({
     goals: z.array(z.string()),
     current_task: z.string().nullable(),

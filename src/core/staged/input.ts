@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { UsageSchema } from '../cycle/model';
 import { DEFAULT_MAX_PATHS } from './rules';
-import { shareable } from '../shareable';
+import { getterOf } from '../shareable';
 import { HeartbeatTimeoutsSchema } from '../cycle/liveness';
 import { type CycleResult, cycleInputShape } from '../cycle/input';
 
 /** Input of one `stagedTask` workflow. */
-export const StagedInputSchema = shareable(
+export const StagedInputSchema = getterOf(
   z.object({
     agentId: z.string().min(1),
     task: z.string().min(1).max(20_000),
@@ -32,10 +32,10 @@ export const StagedInputSchema = shareable(
 export type StagedInput = z.input<ReturnType<typeof StagedInputSchema>>;
 export type ParsedStagedInput = z.output<ReturnType<typeof StagedInputSchema>>;
 
-export const StagedOutcomeSchema = shareable(z.enum(['verified', 'unverified', 'failed']));
+export const StagedOutcomeSchema = getterOf(z.enum(['verified', 'unverified', 'failed']));
 
 /** What one verification run found; large output is kept in the observation store and only excerpted here. */
-export const VerificationSchema = shareable(
+export const VerificationSchema = getterOf(
   z.object({
     command: z.string(),
     passed: z.boolean(),
@@ -55,7 +55,7 @@ export const MAX_STAGE_FILES = 100;
  * A file a stage wrote, by reference: its sandbox-relative path and where its content sits in the observation store
  * (with its sha256), so verification on any worker can restore it. Never the content: that stays out of history.
  */
-export const StageFileSchema = shareable(
+export const StageFileSchema = getterOf(
   z.object({
     path: z.string().min(1).max(4096),
     contentId: z.string().regex(/^[0-9a-f]{16}$/),
@@ -64,7 +64,7 @@ export const StageFileSchema = shareable(
 );
 export type StageFile = z.infer<ReturnType<typeof StageFileSchema>>;
 
-export const StageRecordSchema = shareable(
+export const StageRecordSchema = getterOf(
   z.object({
     kind: z.enum(['stage', 'correction', 'repair']),
     stage: z.string(),
@@ -81,7 +81,7 @@ export const StageRecordSchema = shareable(
 export type StageRecord = z.infer<ReturnType<typeof StageRecordSchema>>;
 
 /** Result of a staged run: the outcome is machine-visible here, in `CycleOutcome`, and in the CLI's exit code. */
-export const StagedResultSchema = shareable(
+export const StagedResultSchema = getterOf(
   z.object({
     agentId: z.string(),
     runId: z.string(),
@@ -107,7 +107,7 @@ export const StagedResultSchema = shareable(
 export type StagedResult = z.infer<ReturnType<typeof StagedResultSchema>>;
 
 /** Input of one `stageCycle` workflow: the base input and the stage's context and cap on written paths. */
-export const StageCycleInputSchema = shareable(
+export const StageCycleInputSchema = getterOf(
   z.strictObject({
     ...cycleInputShape(),
     /** The run's task, plan, this stage and notes, appended to the user message; the cap on written paths. */

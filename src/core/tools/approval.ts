@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { shareable } from '../shareable';
+import { getterOf } from '../shareable';
 
 /*
  * Durable approvals (issue: a person decides before risky tools run). The contract between the workflows, the
@@ -12,7 +12,7 @@ export const APPROVAL_ARGS_DISPLAY_CHARS = 2000;
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 
 /** A tool call waiting for a person's decision. */
-export const PendingApprovalSchema = shareable(
+export const PendingApprovalSchema = getterOf(
   z.object({
     /** Unique within its cycle, stable across replays: `<iteration>.<n>`-like, chosen by the cycle. */
     callId: z.string(),
@@ -33,7 +33,7 @@ export const PendingApprovalSchema = shareable(
 export type PendingApproval = z.infer<ReturnType<typeof PendingApprovalSchema>>;
 
 /** The `decide` update's argument: approve (optionally with edited arguments) or deny, by whom. */
-export const DecisionArgsSchema = shareable(
+export const DecisionArgsSchema = getterOf(
   z
     .strictObject({
       /** Left out: the one pending call, refused when none or several wait. */
@@ -53,7 +53,7 @@ export const DecisionArgsSchema = shareable(
 export type DecisionArgs = z.input<ReturnType<typeof DecisionArgsSchema>>;
 
 /** A decision as recorded (trace, timeline, snapshots) and as `decide` returns it. */
-export const DecisionSchema = shareable(
+export const DecisionSchema = getterOf(
   z.object({
     callId: z.string(),
     cycleId: z.string(),
@@ -75,7 +75,7 @@ export const APPROVAL_REFUSED = 'ApprovalError.Refused';
 export const MAX_EDITED_ARGS_BYTES = 64 * 1024;
 
 /** A decision the agent forwards to the cycle that waits (the `decision` signal), checked already by the agent. */
-export const ForwardedDecisionSchema = shareable(
+export const ForwardedDecisionSchema = getterOf(
   z.strictObject({
     callId: z.string().min(1).max(200),
     decision: z.enum(['approve', 'deny']),
@@ -92,7 +92,7 @@ export type ForwardedDecision = z.infer<ReturnType<typeof ForwardedDecisionSchem
  * What a cycle tells its parent (the `approvalWait` signal) when a call starts or stops waiting; a cycle relays its
  * sub-agents' the same way, so an agent sees every call its tree of cycles waits on.
  */
-export const ApprovalWaitSchema = shareable(
+export const ApprovalWaitSchema = getterOf(
   z.discriminatedUnion('kind', [
     z.strictObject({ kind: z.literal('waiting'), call: PendingApprovalSchema() }),
     z.strictObject({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { shareable } from '../shareable';
+import { getterOf } from '../shareable';
 
 // Not exported bare: a worker deep-freezes what its shared workflow modules export, and zod resets a regex's lastIndex.
 const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
@@ -20,7 +20,7 @@ export type ApprovalPolicy = 'ask' | 'auto';
  * out); `retry: false` runs a call at most once, even when its worker dies mid-call; `offload: false` keeps a large
  * result inline instead of moving it to the observation store; `approval: 'ask'` makes each call wait for a person.
  */
-export const ToolPolicySchema = shareable(
+export const ToolPolicySchema = getterOf(
   z.strictObject({
     timeoutMs: z.number().int().positive().max(MAX_TOOL_TIMEOUT_MS).optional(),
     retry: z.boolean().default(true),
@@ -33,14 +33,14 @@ export type ToolPolicy = z.output<ReturnType<typeof ToolPolicySchema>>;
 export type ToolPolicyInput = z.input<ReturnType<typeof ToolPolicySchema>>;
 
 /** Where a tool comes from: this package, the user's code, or an MCP server (`mcp:NAME`). */
-export const ToolSourceSchema = shareable(z.string().regex(/^(builtin|code|mcp:[A-Za-z0-9_-]{1,64})$/));
+export const ToolSourceSchema = getterOf(z.string().regex(/^(builtin|code|mcp:[A-Za-z0-9_-]{1,64})$/));
 export type ToolSource = 'builtin' | 'code' | `mcp:${string}`;
 
 /**
  * A tool as the workflow knows it: name, source and policy. Listed once per cycle and recorded in history, so a
  * replay never asks a server; descriptions and schemas stay on the worker, which hands them to the model.
  */
-export const CatalogueEntrySchema = shareable(
+export const CatalogueEntrySchema = getterOf(
   z.object({
     name: z.string().regex(TOOL_NAME_PATTERN),
     source: ToolSourceSchema(),

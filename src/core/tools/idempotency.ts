@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { shareable } from '../shareable';
+import { getterOf } from '../shareable';
 import { headCodePoints } from '../text';
 import type { Observation } from './observation';
 
@@ -35,7 +35,7 @@ export const KEPT_UNKNOWN_OUTCOMES = 20;
 const CAUSE_CHARS = 300;
 
 /** A call that may or may not have taken effect: its only attempt died without a result. */
-export const UnknownOutcomeSchema = shareable(
+export const UnknownOutcomeSchema = getterOf(
   z.object({
     cycleId: z.string(),
     tool: z.string(),

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { headCodePoints } from '../text';
-import { shareable } from '../shareable';
+import { getterOf } from '../shareable';
 import { MAX_IDEMPOTENCY_KEY_CHARS } from './idempotency';
 
 /** What a tool returned, as the model and the notes see it. Extra fields (metadata) pass through. */
-export const ObservationSchema = shareable(
+export const ObservationSchema = getterOf(
   z.looseObject({
     ok: z.boolean(),
     result: z.unknown().optional(),
@@ -13,7 +13,7 @@ export const ObservationSchema = shareable(
 );
 export type Observation = z.infer<ReturnType<typeof ObservationSchema>>;
 
-export const ToolCallInputSchema = shareable(
+export const ToolCallInputSchema = getterOf(
   z.object({
     cycleId: z.string().min(1).max(1000),
     step: z.number().int().nonnegative(),

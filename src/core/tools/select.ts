@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { shareable } from '../shareable';
+import { getterOf } from '../shareable';
 import { CYCLE_TOOLS } from './catalogue';
 import type { CatalogueEntry } from './descriptor';
 import { MAX_TOOL_PATTERNS, isToolPattern } from './pattern';
 
 /** Tool names and globs, as settings, a cycle's input and the command line give them. */
-export const ToolPatternsSchema = shareable(
+export const ToolPatternsSchema = getterOf(
   z.array(z.string().refine(isToolPattern, 'a tool name or glob: A-Za-z0-9_- with * and ?')).max(MAX_TOOL_PATTERNS),
 );
 
