@@ -12,7 +12,11 @@ const manifest = JSON.parse(fs.readFileSync(file, 'utf8'));
 const optional = Object.entries(manifest.peerDependenciesMeta ?? {})
   .filter(([, meta]) => meta.optional)
   .map(([name]) => name);
-for (const name of optional) manifest.dependencies[name] = manifest.peerDependencies[name];
+for (const name of optional) {
+  manifest.dependencies[name] = manifest.peerDependencies[name];
+  // A package listed in both stays dev-only to npm.
+  delete manifest.devDependencies[name];
+}
 fs.writeFileSync(file, `${JSON.stringify(manifest, null, 2)}\n`);
 // The prune reads which packages are dev-only from the lockfile: recompute it (the locked versions stay).
 execFileSync('npm', ['install', '--package-lock-only', '--offline', '--ignore-scripts', '--no-audit', '--no-fund'], {
