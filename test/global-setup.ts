@@ -4,20 +4,29 @@ import * as path from 'node:path';
 import { startDevServer } from '../src/dev-server/dev-server';
 import { ensureTemporalCli } from '../src/dev-server/provision';
 import './helpers/dev-server-handle';
+import { bundleForRun } from './helpers/workflow-bundle';
 
-/** Starts one Temporal dev server for the whole run and hands its address to the test workers through the env. */
+/**
+ * Starts one Temporal dev server for the whole run and bundles the workflow code once, while the server starts; hands
+ * both to the test workers through the env (workers are forked after global setup, so they inherit it).
+ */
 export default async function globalSetup(): Promise<void> {
   const log = (line: string) => process.stderr.write(`[temporal] ${line}\n`);
   process.stderr.write('\n');
+  const directory = await fs.mkdtemp(path.join(os.tmpdir(), 'scratchpad-test-'));
   if (process.env.TEMPORAL_TEST_ADDRESS) {
     log(`using the server at TEMPORAL_TEST_ADDRESS=${process.env.TEMPORAL_TEST_ADDRESS}`);
+    await bundleForRun(directory);
+    globalThis.scratchpadTestServer = { directory };
     return;
   }
+  const bundled = bundleForRun(directory);
+  // Awaited below; until then a failure here must not count as unhandled.
+  bundled.catch(() => undefined);
   const cliPath = await ensureTemporalCli({ log });
-  const directory = await fs.mkdtemp(path.join(os.tmpdir(), 'scratchpad-test-'));
   const server = await startDevServer({ cliPath, dbFile: path.join(directory, 'temporal.db'), ui: true, log });
-  // Workers are forked after global setup, so they inherit these.
+  globalThis.scratchpadTestServer = { server, directory };
   process.env.TEMPORAL_TEST_ADDRESS = server.address;
   if (server.uiUrl) process.env.TEMPORAL_TEST_UI_URL = server.uiUrl;
-  globalThis.scratchpadTestServer = { server, directory };
+  await bundled;
 }

@@ -12,6 +12,7 @@ import { type ModelRequest, ZERO_USAGE, contentText } from '../../src/core/cycle
 import { buildCyclePrompt, cyclePromptContent } from '../../src/core/cycle/prompts';
 import { renderMarkdown } from '../../src/core/scratchpad/render';
 import { type Scratchpad, defaultScratchpad } from '../../src/core/scratchpad/scratchpad';
+import { waitFor } from '../helpers/temporal';
 import { providerWorker, useWorkflowEnvironment } from '../helpers/worker';
 import { runCallModel } from './call-model';
 import { type HttpStub, startHttpStub } from './http-stub';
@@ -223,9 +224,9 @@ describe('the cache lifetime reaches the request', () => {
   let bundle: WorkflowBundleWithSourceMap;
   useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
 
-  async function until(count: number): Promise<void> {
-    const deadline = Date.now() + 30_000;
-    while (stub.received.length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  /** Waits for the stub to have received `count` requests, and no more. */
+  async function received(count: number): Promise<void> {
+    await waitFor(() => stub.received.length >= count, { intervalMs: 50, what: `${count} requests at the stub` });
     expect(stub.received).toHaveLength(count);
   }
 
@@ -238,12 +239,12 @@ describe('the cache lifetime reaches the request', () => {
 
     await worker.runUntil(async () => {
       await updateAgent(env.client, { agentId, taskQueue }, sendUpdate, [{ message: 'Hi' }]);
-      await until(2);
+      await received(2);
       await env.client.workflow
         .getHandle(`agent/${agentId}`)
         .executeUpdate(configureUpdate, { args: [{ cacheTtl: '1h' }] });
       await updateAgent(env.client, { agentId, taskQueue }, sendUpdate, [{ message: 'Hi again' }]);
-      await until(4);
+      await received(4);
       await env.client.workflow.getHandle(`agent/${agentId}`).terminate();
     });
 
@@ -259,12 +260,12 @@ describe('the cache lifetime reaches the request', () => {
 
     await worker.runUntil(async () => {
       await signalAgent(env.client, target, wakeSignal, [{ tasks: ['Check the lag'], trigger: 'schedule' }]);
-      await until(1);
+      await received(1);
       await env.client.workflow
         .getHandle(`agent/${agentId}`)
         .executeUpdate(configureUpdate, { args: [{ cacheTtl: '5m' }] });
       await signalAgent(env.client, target, wakeSignal, [{ tasks: ['Check it again'], trigger: 'schedule' }]);
-      await until(2);
+      await received(2);
       await env.client.workflow.getHandle(`agent/${agentId}`).terminate();
     });
 

@@ -15,6 +15,7 @@ import {
   toolInputSchema,
 } from '../../src/activities/model/tool-definitions';
 import { defaultScratchpad } from '../../src/core/scratchpad/scratchpad';
+import { waitFor } from '../helpers/temporal';
 import { providerWorker, startAgentCycle, useWorkflowEnvironment } from '../helpers/worker';
 import { failureOf, quietEnvironment, runCallModel } from './call-model';
 import { type HttpStub, startHttpStub } from './http-stub';
@@ -278,7 +279,7 @@ describe('AnthropicProvider through the callModel activity', () => {
     stub.reply({ delayMs: 5000, body: message([]) });
     const environment = quietEnvironment();
     const pending = runCallModel(resolveModel, cycleRequest, environment);
-    while (stub.received.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await waitFor(() => stub.received.length > 0, { intervalMs: 10 });
 
     environment.cancel();
 

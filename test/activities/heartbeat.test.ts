@@ -8,6 +8,7 @@ import { createModelResolver } from '../../src/activities/model/registry';
 import { ScriptedProvider } from '../../src/activities/model/scripted';
 import { quietEnvironment } from './call-model';
 import { type HttpStub, startHttpStub } from './http-stub';
+import { waitFor } from '../helpers/temporal';
 
 let stub: HttpStub;
 let sandbox: string;
@@ -67,6 +68,7 @@ describe('liveness of long activities', () => {
     const quick = { text: 'quick', tool: 'done', args: { summary: 'ok' } };
     await environment.run(activities(new ScriptedProvider([quick])).callModel, request);
     const after = beats;
+    // Time passing is what this tests: no heartbeat comes in the interval after the call.
     await new Promise((resolve) => setTimeout(resolve, HEARTBEAT_INTERVAL_MS + 300));
     expect(beats).toBe(after);
   });
@@ -78,7 +80,7 @@ describe('liveness of long activities', () => {
     environment.on('heartbeat', () => beats++);
     const call = { cycleId: 'c', agentId: 'a', step: 1, name: 'web_fetch', args: { url: `${stub.url}/slow` } };
     const pending = environment.run(activities(new ScriptedProvider([{ text: 'x' }])).runTool, call);
-    while (stub.received.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await waitFor(() => stub.received.length > 0, { intervalMs: 10 });
     const cancelled = Date.now();
     environment.cancel();
     const outcome = await pending.then(

@@ -10,6 +10,7 @@ import { toolNameOf, toolNamesOf } from '../../src/activities/tools/mcp/names';
 import { observationOf } from '../../src/activities/tools/mcp/results';
 import { McpServers } from '../../src/activities/tools/mcp/servers';
 import { EVERYTHING, MEMORY, freePort, killGroup, startHttpServer } from '../helpers/mcp';
+import { waitFor } from '../helpers/temporal';
 
 const CANARY = `canary-${process.pid}-${Date.now()}`;
 // Set before any server starts: a stdio server must never see the worker's own environment.
@@ -39,14 +40,6 @@ function isAlive(pid: number): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 
@@ -346,7 +339,7 @@ describe('MCP servers, real ones', () => {
 
   test('tools/list_changed marks the list for a refresh', async () => {
     // server-everything registers more tools once initialized, and says so.
-    await waitFor(() => logs.some((line) => line.startsWith('MCP server everything: tools/list_changed')));
+    await waitFor(() => logs.some((line) => line.startsWith('MCP server everything: tools/list_changed')), 5000);
     const { tools } = await servers.list();
     expect(tools.map((tool) => tool.name)).toContain('everything__echo');
   });
@@ -407,10 +400,10 @@ describe('stdio server lifecycle', () => {
       await servers.call('everything__echo', { message: 'one' });
       const pid = servers.pidOf('everything')!;
       // server-everything changes its list once initialized: list it again while it runs.
-      await waitFor(() => logs.some((line) => line.includes('tools/list_changed')));
+      await waitFor(() => logs.some((line) => line.includes('tools/list_changed')), 5000);
       await servers.list();
       expect(isAlive(pid)).toBe(true);
-      await waitFor(() => !isAlive(pid));
+      await waitFor(() => !isAlive(pid), 5000);
       expect(servers.pidOf('everything')).toBeUndefined();
       // The list outlives the idle close: listing starts no process.
       expect((await servers.list()).tools.length).toBeGreaterThan(5);

@@ -6,11 +6,10 @@ import Database from 'better-sqlite3';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import YAML from 'yaml';
 import { BackgroundCli, type CliRun, runCli } from '../helpers/cli';
-import { testServerAddress } from '../helpers/temporal';
+import { testServerAddress, uniqueId, waitFor } from '../helpers/temporal';
 import { encryptionDataConverter } from '../../src/common/encryption-codec';
 
 let home: string;
-let counter = 0;
 let connection: Connection;
 let client: Client;
 const background: BackgroundCli[] = [];
@@ -24,13 +23,13 @@ function scratchpad(args: string[], env: Record<string, string> = READ_ONLY): Pr
 }
 
 async function script(lines: object[]): Promise<Record<string, string>> {
-  const file = path.join(home, `model-${counter++}.jsonl`);
+  const file = path.join(home, `${uniqueId('model')}.jsonl`);
   await fs.writeFile(file, lines.map((line) => JSON.stringify(line)).join('\n'));
   return { SCRATCHPAD_MODEL: `scripted:${file}`, SCRATCHPAD_IN_PROCESS_WORKER: 'true' };
 }
 
 function agentName(): string {
-  return `agents-cli-${process.pid}-${counter++}`;
+  return uniqueId('agents-cli');
 }
 
 function oneLineError(run: CliRun, code: number, message: string): void {
@@ -212,16 +211,17 @@ describe('agents list and delete', () => {
     const model = await script([{ delayMs: 120_000, tool: 'done', args: { summary: 'never' } }]);
     const cycle = BackgroundCli.start(['cycle', '--agent', agent, '--task', 'wait'], { home, taskQueue, env: model });
     background.push(cycle);
-    const deadline = Date.now() + 60_000;
-    let running: string[] = [];
-    while (running.length === 0 && Date.now() < deadline) {
-      const listed = JSON.parse((await scratchpad(['agents', 'list', '--json'])).stdout) as {
-        agentId: string;
-        running: string[];
-      }[];
-      running = listed.find((entry) => entry.agentId === agent)?.running ?? [];
-      if (running.length === 0) await new Promise((resolve) => setTimeout(resolve, 250));
-    }
+    const running = await waitFor(
+      async () => {
+        const listed = JSON.parse((await scratchpad(['agents', 'list', '--json'])).stdout) as {
+          agentId: string;
+          running: string[];
+        }[];
+        return listed.find((entry) => entry.agentId === agent)?.running ?? [];
+      },
+      (cycles) => cycles.length > 0,
+      { timeoutMs: 60_000, intervalMs: 250, what: `a running cycle of ${agent}` },
+    );
     expect(running).toEqual([`agent/${agent}/cycle/1`]);
     expect((await scratchpad(['status', agent])).stdout).toContain(`; running agent/${agent}/cycle/1`);
 

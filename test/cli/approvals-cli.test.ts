@@ -7,7 +7,7 @@ import { hasPollers } from '../../src/clients/task-queues';
 import type { PendingCall } from '../../src/clients/approvals';
 import type { CycleResult } from '../../src/core/cycle/input';
 import { BackgroundCli, type CliRun, runCli } from '../helpers/cli';
-import { testServerAddress } from '../helpers/temporal';
+import { testServerAddress, uniqueId, waitFor } from '../helpers/temporal';
 
 /**
  * Durable approvals as a person meets them: `approvals`, `approve`, `deny`, `configure --approve`, `tools`, `status`,
@@ -24,7 +24,6 @@ let home: string;
 let connection: Connection;
 let client: Client;
 let worker: BackgroundCli;
-let counter = 0;
 
 function scratchpad(args: string[], input?: string): Promise<CliRun> {
   return runCli(args, {
@@ -52,7 +51,7 @@ async function script(name: string, lines: object[]): Promise<string> {
 
 /** A new agent that runs `lines` and asks before `shell` runs. */
 async function agentWith(lines: object[], approve = 'shell'): Promise<string> {
-  const agent = `approver-${process.pid}-${counter++}`;
+  const agent = uniqueId('approver');
   const model = await script(agent, lines);
   const configured = await scratchpad([
     'configure',
@@ -72,28 +71,24 @@ async function agentWith(lines: object[], approve = 'shell'): Promise<string> {
 
 /** The calls `approvals AGENT --json` lists once it lists one that `ready` accepts. */
 async function waitForCalls(agent: string, ready: (calls: PendingCall[]) => boolean): Promise<PendingCall[]> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const run = await scratchpad(['approvals', agent, '--json']);
-    expect(run.stderr).toBe('');
-    const calls = JSON.parse(run.stdout) as PendingCall[];
-    if (ready(calls)) return calls;
-    if (Date.now() > deadline) throw new Error(`no call of ${agent} came to wait: ${run.stdout}`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
+  const run = await waitFor(
+    () => scratchpad(['approvals', agent, '--json']),
+    // A command that complains ends the wait, to fail on its stderr below.
+    (answer) => answer.stderr !== '' || ready(JSON.parse(answer.stdout) as PendingCall[]),
+    { timeoutMs: 60_000, intervalMs: 500, what: `a call of ${agent} to wait` },
+  );
+  expect(run.stderr).toBe('');
+  return JSON.parse(run.stdout) as PendingCall[];
 }
 
 /** The result of an agent's cycle once it has finished. */
 async function cycleResult(cycleId: string): Promise<CycleResult> {
-  for (let attempt = 0; attempt < 120; attempt++) {
-    const found = await client.workflow
-      .getHandle(cycleId)
-      .describe()
-      .catch(() => undefined);
-    if (found) return client.workflow.getHandle(cycleId).result();
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-  throw new Error(`${cycleId} never started`);
+  await waitFor(() => client.workflow.getHandle(cycleId).describe(), {
+    timeoutMs: 60_000,
+    intervalMs: 500,
+    what: `${cycleId} to start`,
+  });
+  return client.workflow.getHandle(cycleId).result();
 }
 
 /** The commands the cycle's `runTool` activities ran, from its history: what really ran, and how often. */
@@ -131,7 +126,7 @@ beforeAll(async () => {
   });
   await worker.waitForStderr(/Worker polling/, 120_000);
   // Commands that find no poller would start a worker of their own: wait until the server lists this one.
-  while (!(await hasPollers(client, QUEUE))) await new Promise((resolve) => setTimeout(resolve, 250));
+  await waitFor(() => hasPollers(client, QUEUE), { timeoutMs: 60_000, what: 'the server to list the worker' });
 }, 180_000);
 
 afterAll(async () => {
@@ -243,7 +238,7 @@ describe('scratchpad approvals, approve and deny', () => {
 
 describe('a cycle no agent runs', () => {
   it("a staged run's stage waits under the worker's policy; approve AGENT finds it and decides it directly", async () => {
-    const agent = `stager-${process.pid}-${counter++}`;
+    const agent = uniqueId('stager');
     const model = await script(agent, [
       { tool: 'fs_write', args: { path: 'staged-approval.txt', content: 'approved' } },
       { tool: 'done', args: { summary: 'wrote it' } },

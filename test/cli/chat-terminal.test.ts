@@ -7,7 +7,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { agentWorkflowId, cycleWorkflowId } from '../../src/common/ids';
 import type { Scratchpad } from '../../src/core/scratchpad/scratchpad';
 import { BIN, cliEnvironment, runCli } from '../helpers/cli';
-import { testEnvironment } from '../helpers/temporal';
+import { testEnvironment, waitFor } from '../helpers/temporal';
 
 /**
  * `scratchpad chat` in a real terminal: tmux gives the command a pseudo-terminal, so readline runs as a person meets
@@ -29,14 +29,13 @@ async function screen(): Promise<string> {
   return (await tmux('capture-pane', '-p', '-J', '-S', '-200', '-t', session)).stdout;
 }
 
-/** Polls until `accept` holds; returns the last value and when it first held. */
+/** {@link waitFor} on the terminal, often (replies are timed); returns the value and when it first held. */
 async function until<T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs: number, what: string) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined && accept(value)) return { value, at: Date.now() };
-    if (Date.now() > deadline) throw new Error(`${what}: not after ${timeoutMs} ms; screen:\n${await screen()}`);
-    await new Promise((resolve) => setTimeout(resolve, 40));
+  try {
+    const value = await waitFor(probe, accept, { timeoutMs, intervalMs: 40, what });
+    return { value, at: Date.now() };
+  } catch (error) {
+    throw new Error(`${String(error)}; screen:\n${await screen()}`);
   }
 }
 

@@ -4,9 +4,9 @@ import * as path from 'node:path';
 import { type CliRun, runCli } from '../helpers/cli';
 import YAML from 'yaml';
 import type { Scratchpad } from '../../src/core/scratchpad/scratchpad';
+import { uniqueId } from '../helpers/temporal';
 
 let home: string;
-let counter = 0;
 
 function scratchpad(args: string[], env: Record<string, string> = {}, input?: string): Promise<CliRun> {
   return runCli(args, {
@@ -25,7 +25,7 @@ async function script(name: string, lines: object[]): Promise<string> {
 }
 
 function agentName(): string {
-  return `cli-agent-${process.pid}-${Date.now()}-${counter++}`;
+  return uniqueId('cli-agent');
 }
 
 beforeAll(async () => {

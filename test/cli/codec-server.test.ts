@@ -8,6 +8,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { EncryptionCodec } from '../../src/common/encryption-codec';
 import { freePort } from '../../src/dev-server/free-port';
 import { BIN, runCli } from '../helpers/cli';
+import { waitFor } from '../helpers/temporal';
 
 // `scratchpad codec-server` as a user runs it (the built CLI: npx tsc -p tsconfig.build.json), probed over real HTTP.
 const key = { id: 'k1', key: new Uint8Array(randomBytes(32)) };
@@ -229,8 +230,12 @@ describe('scratchpad codec-server', () => {
       const reply = new Promise<number>((resolve) => outgoing.on('response', (r) => resolve(r.statusCode ?? 0)));
       return { outgoing, reply };
     });
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    const busy = await request(codec.port, `/t/${codec.token}/decode`, { body });
+    // Until the four held requests have reached the server, a fifth may still be served.
+    const busy = await waitFor(
+      () => request(codec.port, `/t/${codec.token}/decode`, { body }),
+      (reply) => reply.status === 503,
+      { timeoutMs: 5000, what: 'the held requests to fill the cap' },
+    );
     expect(busy.status).toBe(503);
     expect(busy.headers['retry-after']).toBe('1');
     for (const { outgoing } of slow) outgoing.end(held.slice(10));

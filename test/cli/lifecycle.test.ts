@@ -4,11 +4,11 @@ import * as path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { BackgroundCli, type CliPlace, type CliRun, runCli } from '../helpers/cli';
 import { isServerAnswering } from '../../src/dev-server/server-probe';
+import { uniqueId, waitFor } from '../helpers/temporal';
 
 jest.setTimeout(180_000);
 
 const ADDRESS = process.env.TEMPORAL_TEST_ADDRESS ?? '';
-let counter = 0;
 const homes: string[] = [];
 
 /** A fresh home and task queue; in-process workers off, as a user has them. */
@@ -17,7 +17,7 @@ function place(env: Record<string, string> = {}): CliPlace {
   homes.push(home);
   return {
     home,
-    taskQueue: `lifecycle-${process.pid}-${Date.now()}-${counter++}`,
+    taskQueue: uniqueId('lifecycle'),
     env: { SCRATCHPAD_IN_PROCESS_WORKER: 'false', ...env },
   };
 }
@@ -121,7 +121,7 @@ describe('scratchpad up / ps / down', () => {
     expect((await scratchpad(['up'], where)).code).toBe(0);
     const [pid] = recordedPids(where.home);
     process.kill(-pid!, 'SIGKILL');
-    for (let tries = 0; tries < 50 && isAlive(pid!); tries++) await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitFor(() => !isAlive(pid!), { timeoutMs: 5000, what: `pid ${pid} to die` });
     const ps = await scratchpad(['ps'], where);
     expect(ps.stdout).toMatch(new RegExp(`Worker: pid ${pid}, .*: NOT RUNNING`));
     expect(ps.stdout).toContain('No background worker runs');

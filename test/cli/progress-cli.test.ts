@@ -4,9 +4,9 @@ import * as path from 'node:path';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { BIN, BackgroundCli, type CliRun, cliEnvironment, runCli } from '../helpers/cli';
+import { uniqueId } from '../helpers/temporal';
 
 let home: string;
-let counter = 0;
 
 function scratchpad(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
   return runCli(args, {
@@ -18,7 +18,7 @@ function scratchpad(args: string[], env: Record<string, string> = {}): Promise<C
 }
 
 async function script(lines: object[]): Promise<string> {
-  const file = path.join(home, `model-${counter++}.jsonl`);
+  const file = path.join(home, `${uniqueId('model')}.jsonl`);
   await fs.writeFile(file, lines.map((line) => JSON.stringify(line)).join('\n'));
   return `scripted:${file}`;
 }
@@ -39,7 +39,7 @@ function onTerminal(args: string[], env: Record<string, string>): Promise<string
 }
 
 function agentName(): string {
-  return `progress-${process.pid}-${Date.now()}-${counter++}`;
+  return uniqueId('progress');
 }
 
 /** Fails unless every piece occurs in `text`, each after the one before. */

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { BackgroundCli, type CliRun, runCli } from '../helpers/cli';
 import { EVERYTHING, freePort } from '../helpers/mcp';
 import type { Scratchpad } from '../../src/core/scratchpad/scratchpad';
+import { uniqueId, waitFor } from '../helpers/temporal';
 
 /** `scratchpad tools`, `worker --tools/--mcp-config`, `configure --tools` and `cycle --tools`, as a user runs them. */
 
@@ -12,14 +13,9 @@ let toolsModule: string;
 let mcpConfig: string;
 let worker: BackgroundCli;
 let workerReady: Promise<void>;
-let counter = 0;
 
 const WORKER_QUEUE = `tools-cli-${process.pid}-${Date.now()}`;
 const DIST_WORKER = path.resolve(__dirname, '..', '..', 'dist', 'src', 'worker.js');
-
-function unique(prefix: string): string {
-  return `${prefix}-${process.pid}-${Date.now()}-${counter++}`;
-}
 
 /** The command on `taskQueue` (by default the background worker's); only a worker reads the model's script. */
 function scratchpad(args: string[], options: { taskQueue?: string; env?: Record<string, string> } = {}) {
@@ -61,11 +57,11 @@ async function writeModule(name: string, source: string): Promise<string> {
 /** The worker prints its `Tools:` line just before its first poll: ask until it answers. */
 async function toolsOnceTheWorkerPolls(): Promise<CliRun> {
   await workerReady;
-  for (let attempt = 0; ; attempt++) {
-    const run = await scratchpad(['tools']);
-    if (run.code === 0 || attempt === 20 || !run.stderr.includes('no worker polls')) return run;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  return waitFor(
+    () => scratchpad(['tools']),
+    (run) => run.code === 0 || !run.stderr.includes('no worker polls'),
+    { intervalMs: 250, what: 'the worker to poll' },
+  );
 }
 
 beforeAll(async () => {
@@ -124,7 +120,7 @@ afterAll(async () => {
 
 describe('without a worker', () => {
   it('scratchpad tools says in one line that no worker polls, and how to start one', async () => {
-    const taskQueue = unique('tools-cli-empty');
+    const taskQueue = uniqueId('tools-cli-empty');
     for (const args of [['tools'], ['tools', '--json']]) {
       const run = await scratchpad(args, { taskQueue });
       expectOneLineError(run, 1, `no worker polls task queue "${taskQueue}"`);
@@ -134,7 +130,7 @@ describe('without a worker', () => {
   });
 
   it('worker and dev refuse a clashing name, a bad module, a missing module or config at start, exit code 2', async () => {
-    const taskQueue = unique('tools-cli-refused');
+    const taskQueue = uniqueId('tools-cli-refused');
     const clash = await writeModule(
       'clash.js',
       `module.exports = [{ name: 'echo', description: 'Mine.', input: { type: 'object' }, run: () => 'mine' }];\n`,
@@ -264,7 +260,7 @@ describe('with a worker started with --tools and --mcp-config', () => {
 
   it('configure --tools keeps the list, warns about a pattern no tool matches; tools --agent marks; --all-tools resets', async () => {
     await workerReady;
-    const agent = unique('tools-cli-configure');
+    const agent = uniqueId('tools-cli-configure');
     const configured = await scratchpad([
       'configure',
       agent,
@@ -305,12 +301,12 @@ describe('with a worker started with --tools and --mcp-config', () => {
       2,
       'choose --tools or --all-tools, not both',
     );
-    expectOneLineError(await scratchpad(['tools', '--agent', unique('nobody')]), 2, /no agent nobody-/);
+    expectOneLineError(await scratchpad(['tools', '--agent', uniqueId('nobody')]), 2, /no agent nobody-/);
   });
 
   it('cycle --tools offers only the selection: a code tool runs and its result lands in the notes', async () => {
     await workerReady;
-    const agent = unique('tools-cli-cycle');
+    const agent = uniqueId('tools-cli-cycle');
     const run = await scratchpad(['cycle', '--agent', agent, '--task', 'Check order A17', '--tools', 'lookup_*']);
     expect(run.stderr).not.toContain('running one in this process');
     expect(run.stdout).toMatch(new RegExp(`^Cycle agent/${agent}/cycle/1: completed after 3 iteration\\(s\\)`));

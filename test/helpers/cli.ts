@@ -1,5 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import * as path from 'node:path';
+import { waitFor } from './temporal';
 
 /** bin/scratchpad.js, which loads dist/: `npm run build` first. */
 export const BIN = path.resolve(__dirname, '..', '..', 'bin', 'scratchpad.js');
@@ -81,14 +82,12 @@ export class BackgroundCli {
 
   /** Resolves once stderr matches `pattern`; rejects, with what the command printed, when it exits or times out. */
   async waitForStderr(pattern: RegExp, timeoutMs = 30_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!pattern.test(this.stderr)) {
-      if (!this.alive || Date.now() > deadline) {
-        throw new Error(
-          `${this.alive ? 'timed out' : 'exited'} waiting for ${pattern} on stderr:\n${this.stderr}${this.stdout}`,
-        );
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    // A timeout is reported below, with what the command printed.
+    await waitFor(() => pattern.test(this.stderr) || !this.alive, timeoutMs).catch(() => undefined);
+    if (!pattern.test(this.stderr)) {
+      throw new Error(
+        `${this.alive ? 'timed out' : 'exited'} waiting for ${pattern} on stderr:\n${this.stderr}${this.stdout}`,
+      );
     }
   }
 

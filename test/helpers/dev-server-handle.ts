@@ -2,7 +2,8 @@ import type { DevServer } from '../../src/dev-server/dev-server';
 
 /** What global-setup leaves for global-teardown; both run in Jest's main process. */
 export interface TestServerHandle {
-  server: DevServer;
+  /** None when the run uses a server given by TEMPORAL_TEST_ADDRESS. */
+  server?: DevServer;
   directory: string;
 }
 

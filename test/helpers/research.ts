@@ -55,15 +55,6 @@ export async function researchTestWorker(
   return { worker, taskQueue, model };
 }
 
-/** Polls `check` until it holds. */
-export async function waitFor(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 /**
  * A research worker's capability token, from the input its history holds: what whoever reads history without the
  * payload codec can read.

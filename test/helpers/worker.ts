@@ -5,13 +5,7 @@ import { TypedSearchAttributes } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { agentIdKey } from '../../src/common/search-attributes';
 import type { CycleInput } from '../../src/core/cycle/input';
-import {
-  DefaultLogger,
-  Runtime,
-  Worker,
-  bundleWorkflowCode,
-  type WorkflowBundleWithSourceMap,
-} from '@temporalio/worker';
+import { DefaultLogger, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { type ActivityDependencies, createActivities } from '../../src/activities';
 import { createModelResolver } from '../../src/activities/model/registry';
 import type { ModelProvider } from '../../src/activities/model/provider';
@@ -19,8 +13,9 @@ import { ScriptedProvider, type ScriptEntry } from '../../src/activities/model/s
 import type { ToolOptions } from '../../src/activities/tools/types';
 import type { ObservationStore } from '../../src/activities/observations/entry';
 import { MemoryObservationStore } from '../../src/activities/observations/memory-store';
-import { workerSinks, workflowBundleOptions } from '../../src/workers/create-worker';
+import { workerSinks } from '../../src/workers/create-worker';
 import { testEnvironment, uniqueTaskQueue } from './temporal';
+import { workflowBundle } from './workflow-bundle';
 import { WORKER_LIVENESS_OPTIONS } from '../../src/activities/heartbeat';
 
 // Worker state changes at INFO drown test output; keep warnings and errors.
@@ -30,19 +25,10 @@ try {
   // Already installed by another helper in this test file.
 }
 
-/** Bundles the workflow code; call once per test file. */
+/** The workflow code, bundled once per run by global setup; call once per test file. */
 export function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
-  return bundleWorkflowCode({ ...workflowBundleOptions(), logger: quietLogger });
+  return workflowBundle();
 }
-
-const quietLogger = {
-  log: () => undefined,
-  trace: () => undefined,
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: (message: string) => console.error(message),
-};
 
 export function sandboxOptions(): ToolOptions {
   return {

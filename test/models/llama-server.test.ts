@@ -19,7 +19,7 @@ import {
 } from '../../src/dev-server/llama-server';
 import { createWorker } from '../../src/workers/create-worker';
 import { runCli } from '../helpers/cli';
-import { uniqueTaskQueue, waitFor } from '../helpers/temporal';
+import { uniqueId, uniqueTaskQueue, waitFor } from '../helpers/temporal';
 import { useWorkflowEnvironment } from '../helpers/worker';
 
 /*
@@ -72,10 +72,9 @@ async function modelWorker(modelSpec: string, lines: string[] = []): Promise<{ w
   return { worker, taskQueue };
 }
 
-let counter = 0;
 /** An agent with short caps and few tools: every offered tool's schema weighs on a tiny model's prompt. */
 function newAgent(taskQueue: string, tools: string[] = []) {
-  const agentId = `llama-${process.pid}-${Date.now()}-${counter++}`;
+  const agentId = uniqueId('llama');
   return { agentId, taskQueue, purpose: 'Remember what the user says', settings: { maxOutputTokens: CAPS, tools } };
 }
 
@@ -220,12 +219,11 @@ describe('cancelling a turn', () => {
     await worker.runUntil(async () => {
       const sent = agents.send(target, { message: 'Write a very long story about a dragon.' }).catch((error) => error);
       const running = async () => (await agents.status(target.agentId)).running?.cycleId;
-      const cycleId = await waitFor(running, (id) => id !== undefined, 120_000, 100);
+      const cycleId = await waitFor(running, (id) => id !== undefined, { timeoutMs: 120_000 });
       await waitFor(
         () => generating(plain),
         (busy) => busy,
-        120_000,
-        100,
+        { timeoutMs: 120_000 },
       );
       await agents.cancelCycle(target, cycleId!);
       const cancelled = Date.now();
@@ -234,8 +232,7 @@ describe('cancelling a turn', () => {
       await waitFor(
         () => generating(plain),
         (busy) => !busy,
-        20_000,
-        100,
+        { timeoutMs: 20_000 },
       );
       const stopped = Date.now() - cancelled;
       expect(stopped).toBeLessThan(20_000);

@@ -6,7 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { Agents } from '../../src/clients/agents';
 import { Approvals, type PendingCall } from '../../src/clients/approvals';
 import { ARTIFACTS, frameShowing, launchChromium } from '../helpers/chromium';
-import { testEnvironment } from '../helpers/temporal';
+import { testEnvironment, waitFor } from '../helpers/temporal';
 import { bundleWorkflows, scriptedWorker } from '../helpers/worker';
 
 let env: TestWorkflowEnvironment;
@@ -23,16 +23,6 @@ afterAll(async () => {
   await browser?.close();
   await env?.teardown();
 });
-
-async function waitFor<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = await check();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
 
 /** The workflow ids visibility lists for `query`: what the UI's list shows for it. */
 async function listed(query: string): Promise<string[]> {
@@ -70,15 +60,16 @@ describe('Temporal Web UI', () => {
     await worker.runUntil(async () => {
       await agents.configure(target, { approve: ['shell'] });
       await agents.wake(target, { tasks: ['List the files'] });
-      const [call] = await waitFor(async () => {
-        const calls = await approvals.list(agentId);
-        return calls.length > 0 ? calls : undefined;
-      }, 'the call to wait');
-      const { cycleId, callId } = call as PendingCall;
-      await waitFor(
-        async () => ((await listed(waiting)).includes(`agent/${agentId}`) ? true : undefined),
-        'visibility to list the waiting agent',
+      const [call] = await waitFor(
+        () => approvals.list(agentId),
+        (calls) => calls.length > 0,
+        { what: 'the call to wait', timeoutMs: 60_000 },
       );
+      const { cycleId, callId } = call as PendingCall;
+      await waitFor(async () => (await listed(waiting)).includes(`agent/${agentId}`), {
+        what: 'visibility to list the waiting agent',
+        timeoutMs: 60_000,
+      });
 
       await openList(page, uiUrl, waiting, `agent/${agentId}`);
       await expect(page.getByText(cycleId, { exact: true }).first().isVisible()).resolves.toBe(true);
@@ -105,7 +96,7 @@ describe('Temporal Web UI', () => {
       const result = await env.client.workflow.getHandle(cycleId).result();
       expect(result.outcome).toBe('completed');
       // Decided, the agent leaves the list: the attribute is cleared, not only set.
-      await waitFor(async () => ((await listed(waiting)).length === 0 ? true : undefined), 'the list to clear');
+      await waitFor(async () => (await listed(waiting)).length === 0, { what: 'the list to clear', timeoutMs: 60_000 });
       await openList(page, uiUrl, waiting, /^No Results$/);
     });
     for (const file of [

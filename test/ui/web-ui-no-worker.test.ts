@@ -7,8 +7,7 @@ import { updateAgent } from '../../src/clients/agents';
 import { startStaged } from '../../src/clients/staged-runs';
 import { runCycleUpdate } from '../../src/common/messages/agent';
 import { ARTIFACTS, launchChromium } from '../helpers/chromium';
-import { waitFor } from '../helpers/research';
-import { testEnvironment } from '../helpers/temporal';
+import { testEnvironment, waitFor } from '../helpers/temporal';
 import { bundleWorkflows, scriptedWorker } from '../helpers/worker';
 
 jest.setTimeout(180_000);

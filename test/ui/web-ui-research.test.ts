@@ -8,8 +8,8 @@ import { factRoute, rowQuote, verifyScript } from '../../src/cli/demo/research-s
 import { researchWorkflowId } from '../../src/common/ids';
 import { boardQuery } from '../../src/common/messages/research';
 import { ARTIFACTS, frameShowing, launchChromium } from '../helpers/chromium';
-import { researchTestWorker, waitFor } from '../helpers/research';
-import { testEnvironment } from '../helpers/temporal';
+import { researchTestWorker } from '../helpers/research';
+import { testEnvironment, waitFor } from '../helpers/temporal';
 import { bundleWorkflows } from '../helpers/worker';
 
 jest.setTimeout(120_000);

@@ -6,6 +6,7 @@ import { Agents } from '../../src/clients/agents';
 import type { AgentStatus, SendResult } from '../../src/core/agent/agent';
 import { cyclesQuery, scratchpadQuery, statusQuery } from '../../src/common/messages/agent';
 import { agentWorkflowId, cycleWorkflowId } from '../../src/common/ids';
+import { uniqueId, waitFor } from '../helpers/temporal';
 import { scriptedWorker, useWorkflowEnvironment } from '../helpers/worker';
 
 let env: TestWorkflowEnvironment;
@@ -13,18 +14,8 @@ let bundle: WorkflowBundleWithSourceMap;
 
 useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
 
-let counter = 0;
 function newAgent(taskQueue: string) {
-  return { agentId: `cancel-${process.pid}-${Date.now()}-${counter++}`, taskQueue };
-}
-
-async function waitFor<T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if ((value !== undefined && accept(value)) || Date.now() > deadline) return value as T;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  return { agentId: uniqueId('cancel'), taskQueue };
 }
 
 /** Why an update was refused: the workflow's message, not the client's wrapper. */

@@ -16,6 +16,7 @@ import { type Scratchpad, defaultScratchpad, enqueueTasks } from '../../src/core
 import { snapshotYaml, writeSnapshots } from '../../src/clients/snapshots';
 import { agentIdKey } from '../../src/common/search-attributes';
 import { afterQuery, beforeQuery, currentQuery, traceQuery } from '../../src/common/messages/cycle';
+import { waitFor } from '../helpers/temporal';
 import { scriptedWorker, useWorkflowEnvironment } from '../helpers/worker';
 import { WORKER_LIVENESS_OPTIONS } from '../../src/activities/heartbeat';
 
@@ -150,12 +151,11 @@ describe('agentCycle on the dev server', () => {
         workflowId: `agent/${agent}/cycle/1`,
         args: [startInput(agent, seeded)],
       });
-      let current: Scratchpad | undefined;
-      for (let attempt = 0; attempt < 50; attempt++) {
-        current = await handle.query(currentQuery);
-        if (current.notes.includes('ECHO: first')) break;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      const current: Scratchpad = await waitFor(
+        () => handle.query(currentQuery),
+        (state) => state.notes.includes('ECHO: first'),
+        { timeoutMs: 5000 },
+      );
       expect(current?.notes).toContain('[TOOL] echo({"message":"first"}) → ECHO: first');
       expect(current?.notes).not.toContain('[COMPLETED]');
       expect(await handle.query(afterQuery)).toBeNull();
@@ -181,11 +181,9 @@ describe('agentCycle on the dev server', () => {
       workflowId,
       args: [startInput(agent, seeded, { maxAttempts: 3 })],
     });
-    await first.worker.runUntil(async () => {
-      for (let attempt = 0; attempt < 100 && first.model.requests.length < 2; attempt++) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    });
+    await first.worker.runUntil(() =>
+      waitFor(() => first.model.requests.length >= 2, { timeoutMs: 5000, intervalMs: 50 }),
+    );
     expect(first.model.requests).toHaveLength(2);
 
     // A second process: its own model connection, the same task queue.

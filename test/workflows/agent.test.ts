@@ -17,6 +17,7 @@ import {
   sendUpdate,
   statusQuery,
 } from '../../src/common/messages/agent';
+import { uniqueId, waitFor } from '../helpers/temporal';
 import { scriptedWorker, useWorkflowEnvironment } from '../helpers/worker';
 import { agentWorkflowId } from '../../src/common/ids';
 
@@ -25,18 +26,8 @@ let bundle: WorkflowBundleWithSourceMap;
 
 useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
 
-let counter = 0;
 function newAgent(taskQueue: string, settings?: Partial<AgentSettings>) {
-  return { agentId: `agent-test-${process.pid}-${Date.now()}-${counter++}`, taskQueue, settings };
-}
-
-async function waitFor<T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if ((value !== undefined && accept(value)) || Date.now() > deadline) return value as T;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  return { agentId: uniqueId('agent-test'), taskQueue, settings };
 }
 
 describe('agent workflow: reflective chat turns', () => {

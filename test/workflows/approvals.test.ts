@@ -21,7 +21,7 @@ import { defaultScratchpad, enqueueTasks } from '../../src/core/scratchpad/scrat
 import type { Decision, PendingApproval } from '../../src/core/tools/approval';
 import { workerSinks } from '../../src/workers/create-worker';
 import { sandboxOptions, useWorkflowEnvironment } from '../helpers/worker';
-import { uniqueTaskQueue } from '../helpers/temporal';
+import { uniqueId, uniqueTaskQueue, waitFor } from '../helpers/temporal';
 import { WORKER_LIVENESS_OPTIONS } from '../../src/activities/heartbeat';
 
 let env: TestWorkflowEnvironment;
@@ -77,19 +77,8 @@ function touchTools(): ToolOptions {
   return { ...sandboxOptions(), shellAllow: ['echo', 'ls', 'touch'] };
 }
 
-let counter = 0;
 function newId(name: string): string {
-  return `approvals-${name}-${process.pid}-${Date.now()}-${counter++}`;
-}
-
-async function waitFor<T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined && accept(value)) return value;
-    if (Date.now() > deadline) throw new Error(`gave up waiting; last value ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  return uniqueId(`approvals-${name}`);
 }
 
 /** Starts cycle 1 of a fresh agent id directly (no agent workflow): research workers and stages are decided so. */

@@ -18,7 +18,7 @@ import type { CycleResult } from '../../src/core/cycle/input';
 import { type Scratchpad, defaultScratchpad, enqueueTasks } from '../../src/core/scratchpad/scratchpad';
 import { archivePointer } from '../../src/core/scratchpad/budget';
 import { sandboxOptions, scriptedWorker, useWorkflowEnvironment } from '../helpers/worker';
-import { testServerAddress, uniqueTaskQueue } from '../helpers/temporal';
+import { testServerAddress, uniqueId, uniqueTaskQueue, waitFor } from '../helpers/temporal';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
@@ -42,8 +42,7 @@ afterAll(() => {
   }
 });
 
-let counter = 0;
-const newAgentId = () => `archive-${process.pid}-${Date.now()}-${counter++}`;
+const newAgentId = () => uniqueId('archive');
 
 const connections: NativeConnection[] = [];
 afterAll(async () => {
@@ -63,7 +62,7 @@ async function pluginWorker(taskQueue: string, script: ScriptEntry[], observatio
     connection,
     namespace: env.namespace ?? 'default',
     taskQueue,
-    identity: `worker-${counter++}@${os.hostname()}`,
+    identity: `${uniqueId('worker')}@${os.hostname()}`,
     workflowBundle: bundle,
     plugins: [
       new ScratchpadPlugin({
@@ -126,16 +125,17 @@ async function activityWorkers(workflowId: string): Promise<Record<string, strin
 
 /** Resolves once `worker` polls (the server lists it among the task queue's pollers). */
 async function polling(worker: Worker): Promise<void> {
-  for (let tries = 0; tries < 100; tries++) {
-    const response = await env.client.workflowService.describeTaskQueue({
-      namespace: env.namespace ?? 'default',
-      taskQueue: { name: worker.options.taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
-      taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
-    });
-    if (response.pollers?.some((poller) => poller.identity === worker.options.identity)) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`worker ${worker.options.identity} never polled`);
+  await waitFor(
+    async () => {
+      const response = await env.client.workflowService.describeTaskQueue({
+        namespace: env.namespace ?? 'default',
+        taskQueue: { name: worker.options.taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+        taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
+      });
+      return response.pollers?.some((poller) => poller.identity === worker.options.identity);
+    },
+    { timeoutMs: 10_000, what: `worker ${worker.options.identity} to poll` },
+  );
 }
 
 describe('the memory archive with the plugin and default options', () => {
@@ -248,10 +248,9 @@ describe('a worker whose store other workers cannot read', () => {
       ].map(({ worker }) => worker);
       const diskWorkers = [await pluginWorker(onDisk, []), await pluginWorker(onDisk, [])].map(({ worker }) => worker);
       await runningAll([...memoryWorkers, ...diskWorkers], async () => {
-        for (let waited = 0; storeLines(inMemory).length < 2 && waited < 15_000; waited += 100) {
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
-        // The disk workers started with the memory ones: their check has had as long to speak.
+        await waitFor(() => storeLines(inMemory).length >= 2, { timeoutMs: 15_000 });
+        // The disk workers started with the memory ones: their check has had as long to speak. Time passing is the
+        // point: a check that says nothing has no event to wait for.
         await new Promise((resolve) => setTimeout(resolve, 1000));
       });
       const [first, second] = memoryWorkers.map((worker) => worker.options.identity);

@@ -9,6 +9,7 @@ import type { CycleInput, CycleResult } from '../../src/core/cycle/input';
 import { defaultScratchpad, enqueueTasks } from '../../src/core/scratchpad/scratchpad';
 import { scriptedWorker, useWorkflowEnvironment } from '../helpers/worker';
 import type { ScriptEntry } from '../../src/activities/model/scripted';
+import { uniqueId } from '../helpers/temporal';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
@@ -61,9 +62,8 @@ const slow = defineTool({
 
 const registry = new ToolRegistry([lookupOrder, bigReport, inlineReport, failing, slow]);
 
-let counter = 0;
 async function runCycle(taskQueue: string, input: Partial<CycleInput>): Promise<CycleResult> {
-  const agentId = `code-tools-${process.pid}-${Date.now()}-${counter++}`;
+  const agentId = uniqueId('code-tools');
   const before = enqueueTasks(defaultScratchpad('Answer order questions'), ['Check order A17']);
   return env.client.workflow.execute('agentCycle', {
     taskQueue,

@@ -8,8 +8,7 @@ import { agentWorkflowId, researchWorkerId, researchWorkflowId } from '../../src
 import { statusQuery as agentStatusQuery } from '../../src/common/messages/agent';
 import { boardQuery, researchStatusQuery } from '../../src/common/messages/research';
 import { workerSinks } from '../../src/workers/create-worker';
-import { testServerAddress, uniqueTaskQueue } from '../helpers/temporal';
-import { waitFor } from '../helpers/research';
+import { testServerAddress, uniqueTaskQueue, waitFor } from '../helpers/temporal';
 import { useWorkflowEnvironment } from '../helpers/worker';
 import { WORKER_LIVENESS_OPTIONS } from '../../src/activities/heartbeat';
 

@@ -16,6 +16,7 @@ import { traceQuery } from '../../src/common/messages/cycle';
 import { defaultScratchpad, enqueueTasks } from '../../src/core/scratchpad/scratchpad';
 import { EVERYTHING, MEMORY, freePort, killGroup, startHttpServer } from '../helpers/mcp';
 import { scriptedWorker, useWorkflowEnvironment } from '../helpers/worker';
+import { uniqueId } from '../helpers/temporal';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
@@ -77,7 +78,6 @@ function fillingStoredIds(model: ScriptedProvider): ModelProvider {
   };
 }
 
-let counter = 0;
 async function run(script: ScriptEntry[], input: Partial<CycleInput> = {}) {
   const setup = await scriptedWorker(
     env,
@@ -87,7 +87,7 @@ async function run(script: ScriptEntry[], input: Partial<CycleInput> = {}) {
     {},
     { toolRegistry: registry, wrap: fillingStoredIds },
   );
-  const agentId = `mcp-tools-${process.pid}-${Date.now()}-${counter++}`;
+  const agentId = uniqueId('mcp-tools');
   const workflowId = `agent/${agentId}/cycle/1`;
   const before = enqueueTasks(defaultScratchpad('Use the MCP tools'), ['Try the servers']);
   const handle = env.client.workflow.getHandle(workflowId);

@@ -13,7 +13,7 @@ import { defaultScratchpad, enqueueTasks } from '../../src/core/scratchpad/scrat
 import { createWorker } from '../../src/workers/create-worker';
 import { type HttpStub, startHttpStub } from '../activities/http-stub';
 import { type CountingServer, startCountingServer } from '../helpers/counting-server';
-import { uniqueTaskQueue } from '../helpers/temporal';
+import { uniqueId, uniqueTaskQueue } from '../helpers/temporal';
 import { useWorkflowEnvironment } from '../helpers/worker';
 
 let env: TestWorkflowEnvironment;
@@ -54,9 +54,8 @@ async function configuredWorker(): Promise<{ worker: Worker; taskQueue: string; 
   return { worker, taskQueue, allowed };
 }
 
-let counter = 0;
 function runCycle(taskQueue: string, model: string): Promise<CycleResult> {
-  const agentId = `model-allow-${process.pid}-${Date.now()}-${counter++}`;
+  const agentId = uniqueId('model-allow');
   const input = { agentId, before: enqueueTasks(defaultScratchpad('Test'), ['Say done']), model } as CycleInput;
   return env.client.workflow.execute('agentCycle', {
     taskQueue,

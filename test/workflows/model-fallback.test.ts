@@ -16,7 +16,7 @@ import { loadConfig, resolveModelSpec } from '../../src/config';
 import type { CycleInput, CycleResult } from '../../src/core/cycle/input';
 import { defaultScratchpad, enqueueTasks } from '../../src/core/scratchpad/scratchpad';
 import { createWorker, workerSinks } from '../../src/workers/create-worker';
-import { uniqueTaskQueue } from '../helpers/temporal';
+import { uniqueId, uniqueTaskQueue, waitFor } from '../helpers/temporal';
 import { sandboxOptions, startAgentCycle, useWorkflowEnvironment } from '../helpers/worker';
 import { WORKER_LIVENESS_OPTIONS } from '../../src/activities/heartbeat';
 
@@ -51,9 +51,8 @@ async function fallbackWorker(defaultSpec: string, models: Record<string, Script
   return { worker, taskQueue };
 }
 
-let counter = 0;
 function newAgentId(): string {
-  return `model-fallback-${process.pid}-${Date.now()}-${counter++}`;
+  return uniqueId('model-fallback');
 }
 
 function startCycle(taskQueue: string, input: Partial<CycleInput> = {}) {
@@ -202,9 +201,7 @@ describe('model fallback: a call that fails for good on one model goes to the ne
       const reply = await updateAgent(env.client, target, sendUpdate, [{ message: 'Hi.' }]);
       await env.client.workflow.getHandle(reply.cycleId).result();
       const handle = env.client.workflow.getHandle(agentWorkflowId(agentId));
-      for (let tries = 0; tries < 100 && (await handle.query(cyclesQuery)).length === 0; tries++) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      await waitFor(async () => (await handle.query(cyclesQuery)).length > 0, { timeoutMs: 10_000 });
       return { reply, status: await handle.query(statusQuery), cycles: await handle.query(cyclesQuery) };
     });
 

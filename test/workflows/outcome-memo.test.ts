@@ -6,8 +6,8 @@ import { cycleApprovalsQuery } from '../../src/common/messages/cycle';
 import { agentIdKey, cycleOutcomeKey } from '../../src/common/search-attributes';
 import type { CycleInput } from '../../src/core/cycle/input';
 import { defaultScratchpad, enqueueTasks } from '../../src/core/scratchpad/scratchpad';
-import { waitFor } from '../helpers/research';
 import { scriptedWorker, useWorkflowEnvironment } from '../helpers/worker';
+import { waitFor } from '../helpers/temporal';
 
 jest.setTimeout(120_000);
 

@@ -18,8 +18,7 @@ import { directiveSignal, statusQuery } from '../../src/common/messages/agent';
 import type { CycleResult } from '../../src/core/cycle/input';
 import { PAYLOAD_BUDGET_BYTES, SERVER_PAYLOAD_LIMIT_BYTES } from '../../src/core/payload';
 import { ensureTemporalCli } from '../../src/dev-server/provision';
-import { testServerAddress, uniqueTaskQueue } from '../helpers/temporal';
-import { waitFor } from '../helpers/research';
+import { testServerAddress, uniqueTaskQueue, waitFor } from '../helpers/temporal';
 import { gatedCycleWorker } from '../helpers/model-gate';
 import { useWorkflowEnvironment } from '../helpers/worker';
 

@@ -10,6 +10,7 @@ import { defaultScratchpad } from '../../src/core/scratchpad/scratchpad';
 import { scratchpadQuery, sendUpdate, statusQuery } from '../../src/common/messages/agent';
 import { agentWorkflowId, cycleWorkflowId } from '../../src/common/ids';
 import { agentIdKey } from '../../src/common/search-attributes';
+import { uniqueId, waitFor } from '../helpers/temporal';
 import { scriptedWorker, useWorkflowEnvironment } from '../helpers/worker';
 
 let env: TestWorkflowEnvironment;
@@ -17,9 +18,8 @@ let bundle: WorkflowBundleWithSourceMap;
 
 useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
 
-let counter = 0;
 function newAgent(taskQueue: string) {
-  return { agentId: `reply-first-${process.pid}-${Date.now()}-${counter++}`, taskQueue };
+  return { agentId: uniqueId('reply-first'), taskQueue };
 }
 
 /** A provider whose reflect calls wait for `release()`; `reflecting` resolves when the first one arrives. */
@@ -51,15 +51,6 @@ async function within<T>(promise: Promise<T>, ms: number, what: string): Promise
     return await Promise.race([promise, timeout]);
   } finally {
     clearTimeout(timer);
-  }
-}
-
-async function waitFor<T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if ((value !== undefined && accept(value)) || Date.now() > deadline) return value as T;
-    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 

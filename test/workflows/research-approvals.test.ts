@@ -15,9 +15,8 @@ import { researchInvestigationId, researchWorkflowId, researchWorkerId } from '.
 import { approvalWaitSignal, cycleDecideUpdate } from '../../src/common/messages/cycle';
 import { researchStatusQuery } from '../../src/common/messages/research';
 import { workerSinks } from '../../src/workers/create-worker';
-import { testEnvironment, uniqueTaskQueue } from '../helpers/temporal';
+import { testEnvironment, uniqueTaskQueue, waitFor } from '../helpers/temporal';
 import { bundleWorkflows, sandboxOptions } from '../helpers/worker';
-import { waitFor } from '../helpers/research';
 import { WORKER_LIVENESS_OPTIONS } from '../../src/activities/heartbeat';
 
 jest.setTimeout(180_000);

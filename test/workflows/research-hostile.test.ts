@@ -12,8 +12,8 @@ import { researchWorkerId, researchWorkflowId } from '../../src/common/ids';
 import { boardQuery, researchStatusQuery } from '../../src/common/messages/research';
 import { ensureTemporalCli } from '../../src/dev-server/provision';
 import { workerSinks } from '../../src/workers/create-worker';
-import { testServerAddress, uniqueTaskQueue } from '../helpers/temporal';
-import { waitFor, workerToken } from '../helpers/research';
+import { testServerAddress, uniqueTaskQueue, waitFor } from '../helpers/temporal';
+import { workerToken } from '../helpers/research';
 import { useWorkflowEnvironment } from '../helpers/worker';
 import { WORKER_LIVENESS_OPTIONS } from '../../src/activities/heartbeat';
 

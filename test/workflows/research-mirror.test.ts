@@ -15,9 +15,9 @@ import { temporal } from '@temporalio/proto';
 import { freePort } from '../../src/dev-server/free-port';
 import { type RedisServerHandle, testRedisServer } from '../helpers/redis';
 import { startRedisServer } from '../helpers/redis-server';
-import { testEnvironment } from '../helpers/temporal';
+import { testEnvironment, waitFor } from '../helpers/temporal';
 import { bundleWorkflows } from '../helpers/worker';
-import { researchTestWorker, waitFor } from '../helpers/research';
+import { researchTestWorker } from '../helpers/research';
 
 jest.setTimeout(120_000);
 

@@ -21,9 +21,9 @@ import {
   researchStatusQuery,
   writeUpdate,
 } from '../../src/common/messages/research';
-import { testEnvironment } from '../helpers/temporal';
+import { testEnvironment, waitFor } from '../helpers/temporal';
 import { bundleWorkflows } from '../helpers/worker';
-import { researchTestWorker, waitFor, workerToken } from '../helpers/research';
+import { researchTestWorker, workerToken } from '../helpers/research';
 
 jest.setTimeout(150_000);
 

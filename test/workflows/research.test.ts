@@ -15,9 +15,9 @@ import {
   synthesizeUpdate,
   writeUpdate,
 } from '../../src/common/messages/research';
-import { testEnvironment } from '../helpers/temporal';
+import { testEnvironment, waitFor } from '../helpers/temporal';
 import { bundleWorkflows } from '../helpers/worker';
-import { researchTestWorker, waitFor, workerToken } from '../helpers/research';
+import { researchTestWorker, workerToken } from '../helpers/research';
 
 jest.setTimeout(120_000);
 

@@ -6,8 +6,8 @@ import type { CycleRecord } from '../../src/core/agent/agent';
 import { CliError, EXIT } from '../../src/cli/errors';
 import { buildProgram } from '../../src/cli/main';
 import { type AgentScheduleInfo, createAgentSchedule, listAgentSchedules } from '../../src/clients/schedules';
-import { cyclesQuery, scratchpadQuery, sendUpdate } from '../../src/common/messages/agent';
-import { testEnvironment, testServerAddress } from '../helpers/temporal';
+import { cyclesQuery, scratchpadQuery, sendUpdate, statusQuery } from '../../src/common/messages/agent';
+import { testEnvironment, testServerAddress, uniqueId, waitFor } from '../helpers/temporal';
 import { bundleWorkflows, scriptedWorker } from '../helpers/worker';
 import { agentWorkflowId } from '../../src/common/ids';
 
@@ -30,22 +30,8 @@ afterAll(async () => {
   await env?.teardown();
 });
 
-let counter = 0;
 function newAgentId(): string {
-  return `schedule-test-${process.pid}-${Date.now()}-${counter++}`;
-}
-
-const sleep = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
-
-async function waitFor<T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined && accept(value)) return value;
-    if (Date.now() > deadline)
-      throw new Error(`condition not met within ${timeoutMs} ms; last value ${JSON.stringify(value)}`);
-    await sleep(200);
-  }
+  return uniqueId('schedule-test');
 }
 
 describe('schedules', () => {
@@ -100,10 +86,14 @@ describe('schedules', () => {
 
       await schedule.pause('test pause');
       // Let a wake that fired just before the pause finish its cycle.
-      await sleep(2500);
+      await waitFor(async () => {
+        const [{ info }, status] = await Promise.all([schedule.describe(), agent.query(statusQuery)]);
+        return info.runningActions.length === 0 && status.running === null && status.queued === 0;
+      });
       const whilePaused = (await scheduledCycles()).length;
       const actionsWhilePaused = (await schedule.describe()).info.numActionsTaken;
-      await sleep(5000);
+      // Time passing is what this tests: a paused schedule fires nothing (it would have fired twice by now).
+      await new Promise((resolve) => setTimeout(resolve, 5000));
       expect((await scheduledCycles()).length).toBe(whilePaused);
       expect((await schedule.describe()).info.numActionsTaken).toBe(actionsWhilePaused);
       const [listed] = await listAgentSchedules(env.client, agentId);

@@ -8,15 +8,15 @@ import { agentIdKey } from '../../src/common/search-attributes';
 import type { CycleResult } from '../../src/core/cycle/input';
 import { defaultScratchpad, enqueueTasks } from '../../src/core/scratchpad/scratchpad';
 import { scriptedWorker, useWorkflowEnvironment } from '../helpers/worker';
+import { uniqueId } from '../helpers/temporal';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
 
 useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
 
-let counter = 0;
 async function runCycle(taskQueue: string, input: Record<string, unknown>) {
-  const agentId = `several-${process.pid}-${Date.now()}-${counter++}`;
+  const agentId = uniqueId('several');
   const handle = await env.client.workflow.start('agentCycle', {
     taskQueue,
     workflowId: `agent/${agentId}/cycle/1`,

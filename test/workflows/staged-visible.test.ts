@@ -10,14 +10,14 @@ import { SYSTEM_PROMPTS } from '../../src/activities/model/system-prompts';
 import { NO_CHANGE_NOTICE, NO_PLAN_NOTICE } from '../../src/core/staged/rules';
 import type { StagedInput } from '../../src/core/staged/input';
 import { type ScriptedWorker, scriptedWorker, useWorkflowEnvironment } from '../helpers/worker';
+import { uniqueId, waitFor } from '../helpers/temporal';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
 
 useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
 
-let counter = 0;
-const agentId = () => `visible-${process.pid}-${Date.now()}-${counter++}`;
+const agentId = () => uniqueId('visible');
 const done: ScriptEntry = { tool: 'done', args: { summary: 'stage complete' } };
 const write = (file: string, scratchpad?: unknown): ScriptEntry => ({
   tool: 'fs_write',
@@ -35,13 +35,14 @@ async function runStaged(worker: ScriptedWorker, input: Partial<StagedInput>) {
 /** Waits until visibility lists `count` finished runs of the agent: `last` must see every one of them. */
 async function finishedRuns(agent: string, count: number): Promise<void> {
   const query = `AgentId = ${visibilityString(agent)} AND ExecutionStatus = 'Completed'`;
-  for (let tries = 0; tries < 100; tries++) {
-    let seen = 0;
-    for await (const _execution of env.client.workflow.list({ query })) seen++;
-    if (seen >= count) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`visibility never listed ${count} finished runs of ${agent}`);
+  await waitFor(
+    async () => {
+      let seen = 0;
+      for await (const _execution of env.client.workflow.list({ query })) seen++;
+      return seen >= count;
+    },
+    { timeoutMs: 10_000, what: `visibility to list ${count} finished runs of ${agent}` },
+  );
 }
 
 describe('staged runs say what happened (issue 20)', () => {

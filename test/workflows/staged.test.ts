@@ -11,15 +11,15 @@ import { cycleOutcomeKey } from '../../src/common/search-attributes';
 import { NO_OP_CORRECTION } from '../../src/core/staged/rules';
 import type { StagedInput, StagedResult } from '../../src/core/staged/input';
 import { type ScriptedWorker, scriptedWorker, useWorkflowEnvironment } from '../helpers/worker';
+import { uniqueId, waitFor } from '../helpers/temporal';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
 
 useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
 
-let counter = 0;
 function agentId(): string {
-  return `staged-${process.pid}-${Date.now()}-${counter++}`;
+  return uniqueId('staged');
 }
 
 function write(file: string, content: string, scratchpad?: unknown): ScriptEntry {
@@ -217,12 +217,8 @@ describe('stagedTask: caps and the prior scratchpad', () => {
     const { first, second } = await worker.worker.runUntil(async () => {
       expect(await previousScratchpad(env.client, agent)).toBe('');
       const first = await startAndWait(worker, { agentId: agent, staged: false });
-      let prior = '';
       // Visibility catches up with a closed run shortly after it closes.
-      for (let tries = 0; tries < 50 && prior === ''; tries++) {
-        prior = await previousScratchpad(env.client, agent);
-        if (prior === '') await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      const prior = await waitFor(() => previousScratchpad(env.client, agent), { timeoutMs: 5000 });
       expect(prior).toBe('{"next":"write y"}');
       const second = await startAndWait(worker, { agentId: agent, staged: false, priorScratchpad: prior });
       return { first, second };
@@ -243,11 +239,7 @@ describe('stagedTask: caps and the prior scratchpad', () => {
     const target = { agentId: agent, taskQueue: worker.taskQueue };
     const prior = await worker.worker.runUntil(async () => {
       await updateAgent(env.client, target, runCycleUpdate, [{ tasks: ['write n.txt'], priorScratchpad: 'P1' }]);
-      let found = '';
-      for (let tries = 0; tries < 50 && found === ''; tries++) {
-        found = await previousScratchpad(env.client, agent);
-        if (found === '') await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      const found = await waitFor(() => previousScratchpad(env.client, agent), { timeoutMs: 5000 });
       await updateAgent(env.client, target, runCycleUpdate, [{ tasks: ['again'], priorScratchpad: found }]);
       return found;
     });

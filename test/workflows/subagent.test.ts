@@ -7,15 +7,15 @@ import { agentIdKey } from '../../src/common/search-attributes';
 import type { CycleInput, CycleResult } from '../../src/core/cycle/input';
 import { defaultScratchpad, enqueueTasks } from '../../src/core/scratchpad/scratchpad';
 import { scriptedWorker, useWorkflowEnvironment } from '../helpers/worker';
+import { uniqueId } from '../helpers/temporal';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
 
 useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
 
-let counter = 0;
 function cycleIdOf(): { agentId: string; cycleId: string } {
-  const agentId = `subagent-${process.pid}-${Date.now()}-${counter++}`;
+  const agentId = uniqueId('subagent');
   return { agentId, cycleId: `agent/${agentId}/cycle/1` };
 }
 

@@ -7,6 +7,7 @@ import { TimeTravelError, cycleState, diffCycles, forkAgent, rewindAgent } from 
 import { lineChanges } from '../../src/core/agent/memory-diff';
 import type { CycleResult } from '../../src/core/cycle/input';
 import { agentWorkflowId, cycleWorkflowId } from '../../src/common/ids';
+import { waitFor } from '../helpers/temporal';
 import { scriptedWorker, useWorkflowEnvironment } from '../helpers/worker';
 
 let env: TestWorkflowEnvironment;
@@ -28,15 +29,6 @@ const SCRIPT: ScriptEntry[] = [
   ...turn('Back to introductions.', { trajectory_later: 'Ask about travel' }),
   ...turn('Held.', { trajectory_now: 'Held' }),
 ];
-
-async function waitFor<T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if ((value !== undefined && accept(value)) || Date.now() > deadline) return value as T;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 /** A provider that holds reflect calls while `held` is set, until `release()`. */
 function holdingReflect() {
