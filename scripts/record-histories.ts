@@ -26,8 +26,10 @@ import { MAX_COMPLETED_TASKS } from '../src/core/scratchpad/state-caps';
 import { startDevServer } from '../src/dev-server/dev-server';
 import { agentIdKey } from '../src/common/search-attributes';
 import { startStaged } from '../src/clients/staged-runs';
+import { startRedisServer } from '../test/helpers/redis-server';
 import { workerSinks, workflowWorkerOptions } from '../src/workers/create-worker';
 import {
+  cancelCycleUpdate,
   directiveSignal,
   enqueueUpdate,
   injectUpdate,
@@ -108,6 +110,10 @@ const RECORDINGS: Recording[] = [
   ),
   cycleRecording('agent-cycle-failed', [
     { tool: 'echo', args: { message: 'before the failure' } },
+    { error: { type: 'ModelError.Auth', message: '401 invalid api key', nonRetryable: true } },
+  ]),
+  // A cycle that fails at its first call: its outcome line and details in its memo.
+  cycleRecording('agent-cycle-failed-outcome-memo', [
     { error: { type: 'ModelError.Auth', message: '401 invalid api key', nonRetryable: true } },
   ]),
   // Responses with several calls, behind the several-calls patch: a task cycle and a single-phase chat turn.
@@ -226,7 +232,64 @@ const RECORDINGS: Recording[] = [
       };
     },
   },
+  {
+    // A staged run with one stage, verified: its outcome line and details in its memo.
+    name: 'staged-task-outcome-memo',
+    script: [
+      { tool: 'fs_write', args: { path: 'a.txt', content: 'a\n' } },
+      { tool: 'done', args: { summary: 'wrote a.txt' } },
+    ],
+    async run({ client }, taskQueue) {
+      const input = {
+        agentId: 'replay-staged-task-outcome-memo',
+        task: 'Write a.txt',
+        staged: false,
+        verify: 'test -f a.txt',
+      };
+      const handle = await startStaged(client, taskQueue, input, 1);
+      await handle.result();
+      return { 'staged-task-outcome-memo': { workflowId: handle.workflowId } };
+    },
+  },
+  {
+    // A chat turn cancelled mid-respond: recorded `cancelled`, the memory kept, then one more turn.
+    name: 'agent-cancel-cycle',
+    script: [
+      { text: 'Hello.' },
+      { tool: 'update_scratchpad', args: { trajectory_now: 'Greeted' } },
+      { text: 'never sent', delayMs: 120_000 },
+      { text: 'Back again.' },
+      { tool: 'update_scratchpad', args: { trajectory_now: 'Greeted twice' } },
+    ],
+    async run({ client }, taskQueue) {
+      const target = agentTarget('agent-cancel', taskQueue);
+      const workflowId = `agent/${target.agentId}`;
+      await updateAgent(client, target, sendUpdate, [{ message: 'Hi' }]);
+      const cancelled = updateAgent(client, target, sendUpdate, [{ message: 'Think long' }]);
+      const handle = client.workflow.getHandle(workflowId);
+      while ((await handle.query(statusQuery)).running === null) await sleepMs(50);
+      // Its model call under way, so the cancel reaches a running activity.
+      await sleepMs(1000);
+      await handle.executeUpdate(cancelCycleUpdate, { args: [{ cycleId: `${workflowId}/cycle/2` }] });
+      await cancelled;
+      await updateAgent(client, target, sendUpdate, [{ message: 'Hi again' }]);
+      await waitUntilIdle(handle);
+      return {
+        'agent-cancel-cycle': { workflowId },
+        'agent-cycle-cancelled': { workflowId: `${workflowId}/cycle/2` },
+      };
+    },
+  },
 ];
+
+function sleepMs(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Until the agent runs no cycle: its last turn's reflect has ended. */
+async function waitUntilIdle(handle: ReturnType<Client['workflow']['getHandle']>): Promise<void> {
+  while ((await handle.query(statusQuery)).running !== null) await sleepMs(50);
+}
 
 // The fixture web's port is part of the recorded URLs, so the routes are built once it listens.
 let researchWeb: FixtureWeb | undefined;
@@ -258,6 +321,37 @@ async function researchRecording(): Promise<Recording> {
         'research-worker': { workflowId: researchWorkerId(runId, 3) },
         'research-worker-cycle': { workflowId: researchInvestigationId(researchWorkerId(runId, 6)) },
       };
+    },
+  };
+}
+
+/** The research run again with a Redis mirror (a redis-server of its own): the mirror lane beside the loop. */
+async function mirroredResearchRecording(): Promise<Recording> {
+  const web = await fixtureWeb();
+  return {
+    name: 'research-run-mirrored',
+    script: [],
+    provider: new RoutedScriptedProvider(demoRoutes(web.base), 'research'),
+    web: fixtureWeb,
+    async run({ client }, taskQueue) {
+      const redis = await startRedisServer();
+      try {
+        const runId = 'replay-mirrored';
+        const workflowId = researchWorkflowId(runId);
+        const question = 'Revenue and employees';
+        const args = {
+          runId,
+          question,
+          entities: ['Acme', 'Globex'],
+          fields: ['revenue', 'employees'],
+          mirror: redis.url,
+        };
+        const handle = await client.workflow.start('research', { taskQueue, workflowId, args: [args] });
+        await handle.result();
+        return { 'research-run-mirrored': { workflowId } };
+      } finally {
+        await redis.stop();
+      }
     },
   };
 }
@@ -329,7 +423,12 @@ async function main(): Promise<void> {
   const client = new Client({ connection: await Connection.connect({ address: server.address }) });
   const sandboxRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'record-sandbox-'));
   try {
-    const recordings = [...RECORDINGS, await researchRecording(), await plannedResearchRecording()];
+    const recordings = [
+      ...RECORDINGS,
+      await researchRecording(),
+      await plannedResearchRecording(),
+      await mirroredResearchRecording(),
+    ];
     for (const recording of selected(recordings)) await record({ client, connection, sandboxRoot }, recording);
   } finally {
     await researchWeb?.close();

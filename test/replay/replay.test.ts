@@ -95,7 +95,7 @@ describe('saved histories replay against the current workflow code', () => {
     const events = load('agent-cycle-subagent.json').events ?? [];
     const started = events.flatMap((event) => event.startChildWorkflowExecutionInitiatedEventAttributes ?? []);
     expect(started.map((child) => [child.workflowType?.name, child.workflowId])).toEqual([
-      ['agentCycle', 'agent/replay-agent-cycle-subagent/cycle/1/sub/1'],
+      ['subagentCycle', 'agent/replay-agent-cycle-subagent/cycle/1/sub/1'],
     ]);
     expect(events.some((event) => event.childWorkflowExecutionCompletedEventAttributes)).toBe(true);
     // The child's model calls ran in the child, not as activities of the parent.
@@ -140,7 +140,7 @@ describe('saved histories replay against the current workflow code', () => {
       const started = event.startChildWorkflowExecutionInitiatedEventAttributes;
       return started ? [[started.workflowType?.name, started.workflowId]] : [];
     });
-    expect(children).toEqual([['agentCycle', 'research/replay/worker/3/cycle']]);
+    expect(children).toEqual([['investigationCycle', 'research/replay/worker/3/cycle']]);
     const cycle = load('research-worker-cycle.json').events ?? [];
     const activities = cycle.flatMap((event) => event.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
     expect(activities).toContain('boardWrite');
