@@ -1,7 +1,7 @@
 /**
  * Records the replay histories under test/replay/histories from scripted runs on a fresh dev server.
  * Before 1.0 a change to workflow code re-records them all (`node dist/scripts/record-histories.js`) instead of
- * adding a patch (test/unit/no-patches.test.ts). Names given as arguments record only those.
+ * adding a patch (test/unit/repo/no-patches.test.ts). Names given as arguments record only those.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';

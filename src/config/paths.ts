@@ -21,7 +21,7 @@ export function packageRoot(): string {
  * copy of each module, evaluated when the workflow starts or is rebuilt after eviction: zod, every schema, every rule
  * and prompt, most of a new agent's or cycle's workflow-thread time (bench/throughput-tasks.ts). Sharing them is safe
  * because they keep no state of their own: a workflow's state lives in the objects its workflow function creates
- * (test/unit/shared-modules.test.ts keeps module-scope state out), and the SDK deep-freezes what shared modules
+ * (test/unit/config/shared-modules.test.ts keeps module-scope state out), and the SDK deep-freezes what shared modules
  * export, so a stray write throws instead of leaking into another workflow. Their dependencies are shared with them.
  */
 export const SHARED_WORKFLOW_MODULES: readonly string[] = [

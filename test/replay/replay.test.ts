@@ -220,7 +220,7 @@ describe('saved histories replay against the current workflow code', () => {
     expect(events.at(-1)?.workflowExecutionCompletedEventAttributes).toBeTruthy();
   });
 
-  it('carries no patch marker: histories are re-recorded instead (test/unit/no-patches.test.ts)', () => {
+  it('carries no patch marker: histories are re-recorded instead (test/unit/repo/no-patches.test.ts)', () => {
     const marked = files.flatMap((file) => patchIds(load(file).events ?? []).map((id) => `${file}: ${id}`));
     expect(marked).toEqual([]);
   });
