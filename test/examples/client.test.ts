@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { Agents, Approvals } from 'durable-scratchpad';
 import { ScriptedProvider, type TestServer, startTestServer } from 'durable-scratchpad/testing';
 import { approveAll, chat, runTasks, stagedTask } from '../../examples/client';
-import { testServerAddress } from '../helpers/temporal';
+import { testServerAddress, waitFor } from '../helpers/temporal';
 
 // The README's and docs/client.md's client examples (examples/client.ts), run as a user runs them: the package by
 // name, a server and a scripted worker from durable-scratchpad/testing. The server is the one jest's global setup
@@ -47,11 +49,10 @@ describe('examples/client.ts', () => {
       const target = { agentId: agentId('tasks'), taskQueue, settings: { approve: ['echo'] } };
       const running = runTasks(server.client, target, ['Check the order']);
       const approvals = new Approvals(server.client);
-      const deadline = Date.now() + 30_000;
-      while ((await approvals.list(target.agentId).catch(() => [])).length === 0) {
-        if (Date.now() > deadline) throw new Error('no call waited for approval within 30 s');
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
+      await waitFor(async () => (await approvals.list(target.agentId)).length > 0, {
+        intervalMs: 200,
+        what: 'a call to wait for approval',
+      });
       const decisions = await approveAll(server.client, target.agentId, 'ada');
       return { decisions, ...(await running) };
     });
@@ -71,6 +72,17 @@ describe('examples/client.ts', () => {
     );
     expect(result.outcome).toBe('verified');
     expect(result.verifications.at(-1)).toMatchObject({ command: 'cat notes.txt', exitCode: 0 });
+  });
+});
+
+describe('docs/client.md', () => {
+  it("shows the example's functions as examples/client.ts has them", () => {
+    const root = path.resolve(__dirname, '../..');
+    const docs = fs.readFileSync(path.join(root, 'docs/client.md'), 'utf8');
+    const example = fs.readFileSync(path.join(root, 'examples/client.ts'), 'utf8');
+    const shown = [...docs.matchAll(/```ts\n(export async function[^]*?)```/g)].map((match) => match[1]!);
+    expect(shown.length).toBe(3);
+    for (const code of shown) expect(example).toContain(code);
   });
 });
 
