@@ -7,6 +7,7 @@ import { Agents } from '../../src/clients/agents';
 import { Approvals } from '../../src/clients/approvals';
 import { cycleWorkflowId } from '../../src/common/ids';
 import { type RunningConsole, startConsole } from '../../src/console/server';
+import { startStaged } from '../../src/clients/staged-runs';
 import { ARTIFACTS, launchChromium } from '../helpers/chromium';
 import { uniqueId, waitFor } from '../helpers/temporal';
 import { type ScriptedWorker, scriptedWorker, useWorkflowEnvironment } from '../helpers/worker';
@@ -152,6 +153,39 @@ describe('scratchpad console', () => {
     await shot(page, 'cycle-no-worker');
     await page.goto(`http://127.0.0.1:${port()}/agents/${agentId}/cycles/3`);
     expect(await page.locator('li', { hasText: 'by console' }).textContent()).toContain('deny');
+    await page.close();
+  });
+
+  it('shows a staged run: its plan, stages, files and verification output', async () => {
+    const staged = await scriptedWorker(
+      env,
+      bundle,
+      [
+        { tool: 'fs_write', args: { path: 'greeting.txt', content: 'hello from a stage' } },
+        { tool: 'done', args: { summary: 'wrote the greeting' } },
+      ],
+      'console-staged',
+    );
+    const owner = uniqueId('console-staged');
+    const result = await staged.worker.runUntil(async () => {
+      const handle = await startStaged(env.client, staged.taskQueue, {
+        agentId: owner,
+        task: 'Write a greeting file',
+        staged: false,
+        verify: 'cat greeting.txt',
+      });
+      return handle.result();
+    });
+    expect(result.outcome).toBe('verified');
+    const page = await browser.newPage({ viewport: { width: 1300, height: 1000 } });
+    await page.goto(running.url.replace('/?', `/staged/${owner}/1?`));
+    await page.getByText('greeting.txt').first().waitFor();
+    expect(await page.locator('.section', { hasText: 'cat greeting.txt' }).textContent()).toContain(
+      'hello from a stage',
+    );
+    await shot(page, 'staged');
+    await page.goto(`http://127.0.0.1:${port()}/`);
+    await page.getByRole('link', { name: `staged/${owner}/1` }).waitFor();
     await page.close();
   });
 

@@ -2,6 +2,7 @@ import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import type { BoardEntry } from '../../core/research/board';
 import { researchWorkflowId, stagedWorkflowId } from '../../common/ids';
 import { type Html, html, segment } from '../html';
+import type { StageRecord, StagedResult } from '../../core/staged/input';
 import { NotFound } from '../errors';
 
 async function described(client: Client, workflowId: string, what: string): Promise<WorkflowExecutionDescription> {
@@ -73,26 +74,43 @@ export async function researchPage(client: Client, runId: string): Promise<{ tit
   return { title: `Research ${runId}`, body };
 }
 
+function stagesTable(stages: readonly StageRecord[]): Html {
+  return html`<table>
+    <tr>
+      <th>Stage</th>
+      <th>Attempt</th>
+      <th>Outcome</th>
+      <th>Change</th>
+      <th>Touched</th>
+      <th>Refused</th>
+    </tr>
+    ${stages.map(
+      (stage) =>
+        html`<tr>
+          <td>${stage.stage}</td>
+          <td>${stage.kind}${stage.corrections ? ` (${stage.corrections} corrections)` : ''}</td>
+          <td>${stage.outcome}</td>
+          <td>${stage.change ?? ''}</td>
+          <td>${stage.touchedPaths.join(', ')}</td>
+          <td>${stage.refusedPaths.join(', ')}</td>
+        </tr>`,
+    )}
+  </table>`;
+}
+
 /** `/staged/:agent/:n`: plan, stages, files and verification output of a staged run, from its result or memo. */
 export async function stagedPage(client: Client, agentId: string, n: number): Promise<{ title: string; body: Html }> {
   const workflowId = stagedWorkflowId(agentId, n);
   const description = await described(client, workflowId, 'staged run');
   const result =
     description.status.name === 'COMPLETED'
-      ? ((await client.workflow.getHandle(workflowId).result()) as {
-          outcome: string;
-          reason: string;
-          plan: string[];
-          stages: unknown[];
-          verifications: { command?: string; passed?: boolean; output?: string }[];
-          files: string[];
-        })
+      ? ((await client.workflow.getHandle(workflowId).result()) as StagedResult)
       : undefined;
   const body = html`<h1>
       Staged run ${n} of <a href="/agents/${segment(agentId)}">${agentId}</a>
       <span class="badge">${result?.outcome ?? description.status.name.toLowerCase()}</span>
     </h1>
-    ${memoSummary(description)}
+    ${result ? '' : memoSummary(description)}
     ${
       result
         ? html`<p>${result.reason}</p>
@@ -101,7 +119,7 @@ export async function stagedPage(client: Client, agentId: string, n: number): Pr
               ${result.plan.map((step) => html`<li>${step}</li>`)}
             </ol>
             <h2>Stages</h2>
-            <pre>${JSON.stringify(result.stages, null, 1)}</pre>
+            ${stagesTable(result.stages)}
             <h2>Files</h2>
             <ul>
               ${result.files.map((file) => html`<li>${file}</li>`)}
