@@ -13,7 +13,7 @@ import type { ToolDescriptor } from '../core/tools/descriptor';
 import type { ToolOptions } from './tools/types';
 import { type VerificationRequest, VerificationRequestSchema, runVerification } from './tools/verification';
 import { mirrorEntries } from './research/mirror';
-import { createResearchActivities, tombstonedUrls } from './research/board';
+import { boardCallOptions, createResearchActivities } from './research/board';
 import { createWakeAgent } from './wake-agent';
 import { ModelError, ObservationStoreError, StagedError, ToolError } from '../common/failure-types';
 import { parseWorkflowInput } from '../common/workflow-input';
@@ -110,12 +110,10 @@ export function createActivities(dependencies: ActivityDependencies) {
     async runTool(rawCall: ToolCallInput): Promise<Observation> {
       // The envelope is the workflow's; bad arguments of the model's own come back to it as an `ok: false` observation.
       const call = parseWorkflowInput(ToolCallInputSchema(), rawCall, ToolError.BadInput, 'tool call');
-      const denied =
-        call.name === 'web_fetch' && call.boardId !== undefined
-          ? { fetchDeniedUrls: await tombstonedUrls(dependencies.client, call.boardId) }
-          : {};
+      // What the call's context asks of the tools, as the feature that set it says (a research board's tombstones).
+      const added = await boardCallOptions(dependencies.client, call);
       return heartbeating((signal) =>
-        runObservedTool(call, { ...dependencies.tools, ...denied, signal }, observations, registry),
+        runObservedTool(call, { ...dependencies.tools, ...added, signal }, observations, registry),
       );
     },
 

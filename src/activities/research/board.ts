@@ -12,6 +12,8 @@ import { type WriteRequest, type WriteResult, boardQuery, writeUpdate } from '..
 import type { ObservationStore } from '../observations/entry';
 import { type ObservationRuntime, loadContent } from '../observations/runtime';
 import { TextView } from '../observations/text-view';
+import type { ToolCallInput } from '../../core/tools/observation';
+import type { ToolOptions } from '../tools/types';
 
 const EvidenceCheckSchema = z.object({
   /** The worker that wrote VERIFIED: the observation must be its own. */
@@ -86,6 +88,18 @@ export async function tombstonedUrls(client: Client | undefined, boardId: string
     if (entry.type === 'TOMBSTONE' || entry.type === 'FAILED_URL') denied.set(urlKey(entry.body.url), TOMBSTONED);
   }
   return denied;
+}
+
+/**
+ * What an investigation's call adds to the tools' options: its cycle names the board (`boardId`, the call context
+ * workflows/research/investigation.ts sets), and `web_fetch` refuses the URLs that board tombstoned.
+ */
+export async function boardCallOptions(
+  client: Client | undefined,
+  call: Pick<ToolCallInput, 'name' | 'boardId'>,
+): Promise<Pick<ToolOptions, 'fetchDeniedUrls'>> {
+  if (call.name !== 'web_fetch' || call.boardId === undefined) return {};
+  return { fetchDeniedUrls: await tombstonedUrls(client, call.boardId) };
 }
 
 /** Activities of the research board: writes from workers (who cannot call updates themselves) and evidence checks. */
