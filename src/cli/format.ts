@@ -1,6 +1,6 @@
 import { renderMarkdown } from '../core/scratchpad/render';
 import type { Scratchpad } from '../core/scratchpad/scratchpad';
-import { snapshotYaml } from '../client';
+import { snapshotYaml } from '../clients/snapshots';
 import type { Format } from './options';
 
 /** A scratchpad as YAML (in snapshot key order), Markdown or JSON. */

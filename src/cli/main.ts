@@ -1,19 +1,21 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Help } from '@commander-js/extra-typings';
 import { applyConfigFile } from '../config/config-file';
 import { ConfigError } from '../config/errors';
 import { environmentHelp } from './environment-help';
 import { CliError, EXIT, isVerbose, setVerbose } from './errors';
-import { registerAgentCommands } from './groups/agent';
-import { registerApprovalCommands } from './groups/approvals';
-import { registerCodecServerCommands } from './groups/codec-server';
-import type { CommandGroup, LazyAction } from './groups/command-group';
-import { registerCycleCommands } from './groups/cycles';
-import { registerResearchCommands } from './groups/research';
-import { registerScheduleCommands } from './groups/schedule';
-import { registerServerCommands } from './groups/server';
-import { registerStagedCommands } from './groups/staged';
+import { AGENT_COMMANDS } from './groups/agent';
+import type { CommandEntry } from './groups/command-group';
+import { CYCLE_COMMANDS } from './groups/cycles';
+import {
+  APPROVAL_COMMANDS,
+  CODEC_SERVER_COMMANDS,
+  RESEARCH_COMMANDS,
+  SCHEDULE_COMMANDS,
+  STAGED_COMMANDS,
+} from './groups/other';
+import { SERVER_COMMANDS } from './groups/server';
 
 const CONFIG_HELP = `
 Config file: scratchpad.json in the working directory, or --config FILE (or SCRATCHPAD_CONFIG=FILE): a JSON object
@@ -35,31 +37,84 @@ function packageVersion(): string {
   }
 }
 
-/** Every group of commands, in the order `--help` lists them. */
-const GROUPS: CommandGroup[] = [
-  registerServerCommands,
-  registerCycleCommands,
-  registerAgentCommands,
-  registerApprovalCommands,
-  registerStagedCommands,
-  registerResearchCommands,
-  registerCodecServerCommands,
-  registerScheduleCommands,
+/** Every command, in the order `--help` lists them. */
+const COMMANDS: readonly CommandEntry[] = [
+  ...SERVER_COMMANDS,
+  ...CYCLE_COMMANDS,
+  ...AGENT_COMMANDS,
+  ...APPROVAL_COMMANDS,
+  ...STAGED_COMMANDS,
+  ...RESEARCH_COMMANDS,
+  ...CODEC_SERVER_COMMANDS,
+  ...SCHEDULE_COMMANDS,
 ];
 
-/** Builds the `scratchpad` program; each action loads its command's module and resolves to an exit code. */
-export function buildProgram(setExitCode: (code: number) => void): Command {
+/** The commands of a program whose module is not loaded yet, each with its entry. */
+type Pending = Map<Command, CommandEntry>;
+
+/**
+ * Adds the listed commands below `parent`, each with only its name and description until it is dispatched to: then
+ * its module is loaded and declares the rest (see {@link CommandEntry}).
+ */
+function addCommands(parent: Command, entries: readonly CommandEntry[], pending: Pending, setExitCode: SetExitCode) {
+  // Commander lists a `help` command only for a command that has subcommands and no action of its own.
+  const listsHelp = !pending.has(parent);
+  const load = async (command: Command) => {
+    const entry = pending.get(command);
+    if (!entry?.load) return;
+    pending.delete(command);
+    (await entry.load()).default.attach(command, setExitCode);
+  };
+  for (const entry of entries) {
+    const command = parent.command(entry.name).description(entry.description);
+    if (entry.load) pending.set(command, entry);
+    if (entry.subcommands) addCommands(command, entry.subcommands, pending, setExitCode);
+  }
+  // A hook runs for the command's own subcommands only, so each parent has one.
+  parent.hook('preSubcommand', (_parent, subcommand) => load(subcommand as Command));
+  // Commander's own `help COMMAND` prints the command's help without dispatching to it: this one loads it first.
+  parent.helpCommand(false);
+  if (!listsHelp) return;
+  parent
+    .command(HELP_COMMAND)
+    .description('display help for command')
+    .argument('[command]')
+    .action(async (name) => {
+      const command = name === undefined ? parent : parent.commands.find((found) => found.name() === name);
+      if (!command) parent.help({ error: true });
+      await load(command as Command);
+      (command as Command).help();
+    });
+}
+
+/** The name of the command that prints another's help. */
+const HELP_COMMAND = 'help';
+
+type SetExitCode = (code: number) => void;
+
+/** Builds the `scratchpad` program; a command's module is loaded when it runs, and resolves to the exit code. */
+export function buildProgram(setExitCode: SetExitCode): Command {
+  const pending: Pending = new Map();
+  const defaultHelp = new Help();
   const program = new Command('scratchpad')
     .description('An LLM agent whose memory is a curated scratchpad, run as durable Temporal workflows.')
     .version(packageVersion(), '--version', 'print the version')
     .option('--verbose', 'on error, print the details (stack traces) behind the one-line message')
     .option('--config <file>', 'read variables from this JSON file (default ./scratchpad.json when present)')
+    .configureHelp({
+      // A command not loaded yet is listed with the usage its entry gives (test/unit/cli-commands.test.ts checks it).
+      subcommandTerm: (command) => {
+        const entry = pending.get(command as Command);
+        return entry ? [entry.name, entry.usage].filter(Boolean).join(' ') : defaultHelp.subcommandTerm(command);
+      },
+    })
     .showHelpAfterError()
     .addHelpText('after', `${environmentHelp()}${CONFIG_HELP}${EXIT_HELP}`)
     .exitOverride();
   // Before any command runs, so that it, and any worker it starts in the background, sees the file's variables.
-  program.hook('preAction', () => {
-    const options = program.opts<{ verbose?: boolean; config?: string }>();
+  program.hook('preAction', (_program, command) => {
+    if (command.name() === HELP_COMMAND) return;
+    const options = program.opts();
     setVerbose(options.verbose === true);
     try {
       applyConfigFile(options.config);
@@ -68,13 +123,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
       throw error;
     }
   });
-  const action: LazyAction =
-    (load, name) =>
-    async (...args) => {
-      const command = (await load())[name] as (...args: unknown[]) => Promise<number>;
-      setExitCode(await command(...args));
-    };
-  for (const register of GROUPS) register(program, action);
+  addCommands(program, COMMANDS, pending, setExitCode);
   return program;
 }
 

@@ -184,3 +184,9 @@ export function parseOutputCaps(value: string): OutputCaps {
   }
   return caps;
 }
+
+/** `--model` of a command that may run a worker in its process (SCRATCHPAD_IN_PROCESS_WORKER): flags and help. */
+export const WORKER_MODEL = [
+  '--model <spec>',
+  "a chat turn's model (the worker must allow it); else the model of an in-process worker",
+] as const;

@@ -1,6 +1,6 @@
 import { type Client, WorkflowUpdateFailedError } from '@temporalio/client';
 import { type Config, ConfigError, describeConnection, loadConfig, resolveModelSpec } from '../config';
-import { connectClient } from '../client';
+import { connectClient } from '../clients/connection';
 import type { ToolRegistry } from '../activities/tools/registry';
 import { CliError, EXIT } from './errors';
 import { errorMessage } from '../common/error-message';

@@ -5,7 +5,7 @@ import { workerBuildFromEnv } from '../../src/config/deployment';
 import { ScratchpadPlugin, type ScratchpadPluginOptions } from '../../src/workers/plugin';
 import { MemoryObservationStore } from '../../src/activities/observations/memory-store';
 import { executionBuild } from '../../src/clients/deployments';
-import { buildLines } from '../../src/cli/commands/status-lines';
+import { buildLines } from '../../src/cli/status-lines';
 import { temporal } from '@temporalio/proto';
 
 function plugin(options: Partial<ScratchpadPluginOptions> = {}) {

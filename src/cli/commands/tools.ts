@@ -1,84 +1,12 @@
-import { Agents } from '../../client';
-import { NoWorkerError, workerToolCatalogue } from '../../clients/worker-tools';
-import type { WorkerModel, WorkerToolsResult } from '../../common/workflow-types';
+import { Agents } from '../../clients/agents';
+import type { WorkerModel } from '../../common/workflow-types';
 import { SPAWN_SUBAGENT } from '../../core/tools/catalogue';
-import type { ToolDescriptor, ToolPolicy } from '../../core/tools/descriptor';
 import { selectTools } from '../../core/tools/select';
+import { errorMessage } from '../../common/error-message';
+import { defineCommand } from '../command';
 import { CliError, EXIT } from '../errors';
 import * as runtime from '../runtime';
-import { errorMessage } from '../../common/error-message';
-
-/** The options of `scratchpad tools`, as commander parses them. */
-export interface ToolsOptions {
-  agent?: string;
-  json?: boolean;
-}
-
-/** A policy as one short column: `timeout 30s, no retry, inline`; `-` for the defaults. */
-export function policyText(policy: ToolPolicy): string {
-  const parts = [
-    ...(policy.timeoutMs !== undefined ? [`timeout ${policy.timeoutMs / 1000}s`] : []),
-    ...(policy.retry ? [] : ['no retry']),
-    ...(policy.offload ? [] : ['inline']),
-  ];
-  return parts.length > 0 ? parts.join(', ') : '-';
-}
-
-/**
- * Whether a person decides before the tool runs: `ask` by the tool's or the worker's policy, `ask (agent)` by the
- * agent's own `approve` setting only, or `auto`.
- */
-export function approvalOf(tool: ToolDescriptor, agentAsks?: ReadonlySet<string>): 'ask' | 'ask (agent)' | 'auto' {
-  if (tool.policy.approval === 'ask') return 'ask';
-  return agentAsks?.has(tool.name) ? 'ask (agent)' : 'auto';
-}
-
-function firstLine(text: string, width: number): string {
-  const line = text.split('\n')[0] ?? '';
-  return line.length > width ? `${line.slice(0, width - 1)}…` : line;
-}
-
-/** The catalogue as a table: name, source, policy, approval and the description's first line; `*` marks what is offered. */
-export function toolsTable(
-  tools: readonly ToolDescriptor[],
-  offered?: ReadonlySet<string>,
-  agentAsks?: ReadonlySet<string>,
-): string {
-  const rows = tools.map((tool) => [
-    `${offered ? (offered.has(tool.name) ? '* ' : '  ') : ''}${tool.name}`,
-    tool.source,
-    policyText(tool.policy),
-    approvalOf(tool, agentAsks),
-    firstLine(tool.description, 70),
-  ]);
-  const header = [offered ? '  NAME' : 'NAME', 'SOURCE', 'POLICY', 'APPROVAL', 'DESCRIPTION'];
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  return [header, ...rows]
-    .map((row) =>
-      row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  '),
-    )
-    .join('\n');
-}
-
-/**
- * What an agent's settings select from the catalogue, and the names in them the worker does not have; settings that
- * name no tools get the worker's default selection, as its cycles do.
- */
-export function agentSelection(catalogue: WorkerToolsResult, patterns: readonly string[] | null | undefined) {
-  return selectTools(patterns ?? catalogue.defaults, catalogue.tools, [SPAWN_SUBAGENT]);
-}
-
-/** Asks a running worker for its tools; a clear error when none runs. */
-export async function fetchCatalogue(): Promise<WorkerToolsResult> {
-  const config = runtime.config();
-  const client = await runtime.client(config);
-  try {
-    return await workerToolCatalogue(client, config.SCRATCHPAD_TASK_QUEUE);
-  } catch (error) {
-    if (error instanceof NoWorkerError) throw new CliError(error.message);
-    throw new CliError(`cannot list the worker's tools: ${errorMessage(error)}`);
-  }
-}
+import { agentSelection, approvalOf, fetchCatalogue, toolsTable } from '../tool-catalogue';
 
 /** The worker's default model, how it asks for calls and its context window. */
 function modelLine(model: WorkerModel): string {
@@ -91,71 +19,61 @@ function modelLine(model: WorkerModel): string {
 }
 
 /** `scratchpad tools`: the tools a worker would offer, with their sources and policies (and an agent's selection). */
-export async function toolsCommand(options: ToolsOptions): Promise<number> {
-  const catalogue = await fetchCatalogue();
-  let selection: ReturnType<typeof agentSelection> | undefined;
-  // The tools the agent's own `approve` patterns make ask, beside the worker's policies.
-  let agentAsks: Set<string> | undefined;
-  if (options.agent !== undefined) {
-    const config = runtime.config();
-    const agents = new Agents(await runtime.client(config));
-    const description = await agents.describe(options.agent);
-    if (!description) throw new CliError(`no agent ${options.agent}`, EXIT.usage);
-    const status = await agents.status(options.agent).catch((error: unknown) => {
-      throw new CliError(`cannot read the settings of agent ${options.agent}: ${errorMessage(error)}`);
-    });
-    selection = agentSelection(catalogue, status.settings.tools);
-    const approve = status.settings.approve ?? [];
-    agentAsks = new Set(selectTools(approve, catalogue.tools, []).offered);
-  }
-  if (options.json) {
-    // With an agent: also which tools ask a person before they run for it (`policy.approval` says the worker's).
-    const asks = agentAsks && catalogue.tools.filter((tool) => approvalOf(tool, agentAsks) !== 'auto');
-    const offered = selection && {
-      offered: selection.offered,
-      unmatched: selection.unmatched,
-      asks: asks?.map((tool) => tool.name),
-    };
-    // Only the descriptor's fields: a tool from code arrives with the rest of its definition (its `kind` marker).
-    const tools = catalogue.tools.map(({ name, source, description, inputSchema, policy }) => ({
-      name,
-      source,
-      description,
-      inputSchema,
-      policy,
-    }));
-    const { failures, defaults, model } = catalogue;
-    process.stdout.write(
-      `${JSON.stringify({ tools, failures, ...(defaults && { defaults }), ...offered, ...(model && { model }) }, null, 2)}\n`,
-    );
+export default defineCommand(
+  (command) =>
+    command
+      .option('--agent <id>', "mark the tools this agent's settings select, and names the worker does not have")
+      .option('--json', 'print every tool with its input schema as JSON'),
+  async (options) => {
+    const catalogue = await fetchCatalogue();
+    let selection: ReturnType<typeof agentSelection> | undefined;
+    // The tools the agent's own `approve` patterns make ask, beside the worker's policies.
+    let agentAsks: Set<string> | undefined;
+    if (options.agent !== undefined) {
+      const config = runtime.config();
+      const agents = new Agents(await runtime.client(config));
+      const description = await agents.describe(options.agent);
+      if (!description) throw new CliError(`no agent ${options.agent}`, EXIT.usage);
+      const status = await agents.status(options.agent).catch((error: unknown) => {
+        throw new CliError(`cannot read the settings of agent ${options.agent}: ${errorMessage(error)}`);
+      });
+      selection = agentSelection(catalogue, status.settings.tools);
+      const approve = status.settings.approve ?? [];
+      agentAsks = new Set(selectTools(approve, catalogue.tools, []).offered);
+    }
+    if (options.json) {
+      // With an agent: also which tools ask a person before they run for it (`policy.approval` says the worker's).
+      const asks = agentAsks && catalogue.tools.filter((tool) => approvalOf(tool, agentAsks) !== 'auto');
+      const offered = selection && {
+        offered: selection.offered,
+        unmatched: selection.unmatched,
+        asks: asks?.map((tool) => tool.name),
+      };
+      // Only the descriptor's fields: a tool from code arrives with the rest of its definition (its `kind` marker).
+      const tools = catalogue.tools.map(({ name, source, description, inputSchema, policy }) => ({
+        name,
+        source,
+        description,
+        inputSchema,
+        policy,
+      }));
+      const { failures, defaults, model } = catalogue;
+      process.stdout.write(
+        `${JSON.stringify({ tools, failures, ...(defaults && { defaults }), ...offered, ...(model && { model }) }, null, 2)}\n`,
+      );
+      return EXIT.ok;
+    }
+    const lines = [toolsTable(catalogue.tools, selection && new Set(selection.offered), agentAsks)];
+    if (selection) {
+      lines.push(
+        '',
+        `* offered to ${options.agent}${selection.offered.includes(SPAWN_SUBAGENT) ? ` (with ${SPAWN_SUBAGENT})` : ''}`,
+      );
+      if (selection.unmatched.length > 0) lines.push(`not on this worker: ${selection.unmatched.join(', ')}`);
+    }
+    for (const failure of catalogue.failures) lines.push(`unavailable: ${failure}`);
+    if (catalogue.model) lines.push(modelLine(catalogue.model));
+    process.stdout.write(`${lines.join('\n')}\n`);
     return EXIT.ok;
-  }
-  const lines = [toolsTable(catalogue.tools, selection && new Set(selection.offered), agentAsks)];
-  if (selection) {
-    lines.push(
-      '',
-      `* offered to ${options.agent}${selection.offered.includes(SPAWN_SUBAGENT) ? ` (with ${SPAWN_SUBAGENT})` : ''}`,
-    );
-    if (selection.unmatched.length > 0) lines.push(`not on this worker: ${selection.unmatched.join(', ')}`);
-  }
-  for (const failure of catalogue.failures) lines.push(`unavailable: ${failure}`);
-  if (catalogue.model) lines.push(modelLine(catalogue.model));
-  process.stdout.write(`${lines.join('\n')}\n`);
-  return EXIT.ok;
-}
-
-/** Names in `--tools` that no running worker has are said, not silently dropped (the cycle's notes say it too). */
-export async function reportUnmatchedTools(patterns: string[]): Promise<void> {
-  let unmatched: string[];
-  try {
-    unmatched = agentSelection(await fetchCatalogue(), patterns).unmatched;
-  } catch (error) {
-    process.stderr.write(`Not checked against a worker's tools: ${errorMessage(error)}\n`);
-    return;
-  }
-  if (unmatched.length > 0) {
-    process.stderr.write(
-      `Warning: the worker has no tool matching ${unmatched.join(', ')} (see \`scratchpad tools\`).\n`,
-    );
-  }
-}
+  },
+);

@@ -1,12 +1,14 @@
 import * as path from 'node:path';
-import { Agents, snapshotYaml } from '../../client';
+import { Agents } from '../../clients/agents';
+import { snapshotYaml } from '../../clients/snapshots';
 import type { CycleResult } from '../../core/cycle/input';
 import { describeChanges, diffScratchpads } from '../../core/scratchpad/diff';
-import { bringUp, runningLines } from '../commands/lifecycle';
+import { bringUp, runningLines } from '../bring-up';
 import { CliError, EXIT, outcomeExitCode } from '../errors';
 import { workflowUrl } from '../format';
 import { packageRoot } from '../package-root';
 import * as runtime from '../runtime';
+import { defineCommand } from '../command';
 
 const DEMO_TASK = 'Greet the world: echo a hello message, write hello.txt and read it back';
 
@@ -24,7 +26,7 @@ function indent(text: string): string {
  * examples/demo.jsonl, which the worker `up` starts allows; its entries match the demo's prompts, so a worker keeps
  * no position in it and serves any number of demo runs.
  */
-export async function cycleDemoCommand(): Promise<number> {
+async function cycleDemoCommand(): Promise<number> {
   const config = runtime.config();
   const log = (line: string) => process.stderr.write(`[demo] ${line}\n`);
   const configured = runtime.inProcessModel(config);
@@ -81,3 +83,5 @@ export async function cycleDemoCommand(): Promise<number> {
   process.stdout.write(`${lines.join('\n')}\n`);
   return outcome.outcome === 'completed' ? EXIT.ok : outcomeExitCode(outcome);
 }
+
+export default defineCommand((command) => command, cycleDemoCommand);

@@ -1,17 +1,18 @@
 import { RoutedScriptedProvider } from '../../activities/model/routed';
-import { ResearchRuns } from '../../client';
+import { ResearchRuns } from '../../clients/research-runs';
 import type { ResearchInput } from '../../core/research/run';
 import type { Config } from '../../config';
 import { ensureDevServer } from '../../dev-server/local-server';
 import { errorMessage } from '../../common/error-message';
 import { CliError } from '../errors';
-import { startAndFollow } from '../commands/research';
+import { startAndFollow } from '../research-runs';
 import * as runtime from '../runtime';
 import { fixturePages, serveFixtureWeb } from './fixture-web';
 import { DEMO_COMPANIES, DEMO_PLAN, DEMO_QUERY, demoRoutes, planRoute } from './research-scripts';
+import { defineCommand } from '../command';
 
 /** `research demo`: offline; a scripted supervisor plans, scripted workers research a fixture web on loopback. */
-export async function researchDemoCommand(): Promise<number> {
+async function researchDemoCommand(): Promise<number> {
   const config = runtime.config();
   const log = (line: string) => process.stderr.write(`[research demo] ${line}\n`);
   const web = await serveFixtureWeb(fixturePages(DEMO_COMPANIES));
@@ -54,3 +55,5 @@ export async function researchDemoCommand(): Promise<number> {
     await web.close();
   }
 }
+
+export default defineCommand((command) => command, researchDemoCommand);

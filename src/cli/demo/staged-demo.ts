@@ -1,13 +1,14 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { StagedRuns } from '../../client';
+import { StagedRuns } from '../../clients/staged-runs';
 import { ensureDevServer } from '../../dev-server/local-server';
 import { errorMessage } from '../../common/error-message';
-import { describeStaged } from '../commands/staged';
+import { describeStaged } from '../staged-result';
 import { CliError, stagedExitCode } from '../errors';
 import { packageRoot } from '../package-root';
 import * as runtime from '../runtime';
+import { defineCommand } from '../command';
 
 const DEMO_TASK = 'Build a small Node module slug.js exporting slugify(text), with node:test tests';
 
@@ -15,7 +16,7 @@ const DEMO_TASK = 'Build a small Node module slug.js exporting slugify(text), wi
  * `scratchpad staged demo`: offline, a scripted model plans and builds a Node module with tests in a fresh sandbox;
  * `node --test` fails, a repair stage fixes it, and only then is the run `verified`.
  */
-export async function stagedDemoCommand(): Promise<number> {
+async function stagedDemoCommand(): Promise<number> {
   const config = runtime.config();
   const log = (line: string) => process.stderr.write(`[staged demo] ${line}\n`);
   const spec = `scripted:${path.join(packageRoot(), 'examples', 'staged-demo.jsonl')}`;
@@ -59,3 +60,5 @@ function indent(text: string): string {
     .map((line) => `    ${line}`)
     .join('\n');
 }
+
+export default defineCommand((command) => command, stagedDemoCommand);

@@ -1,22 +1,25 @@
-import type { Command } from 'commander';
-
-/** A command's action: resolves to the process exit code. */
-export type CommandAction = (...args: never[]) => Promise<number>;
-
-/** The exports of a module that are command actions. */
-type ActionNames<Module> = { [Name in keyof Module]: Module[Name] extends CommandAction ? Name : never }[keyof Module];
+import type { CommandModule } from '../command';
 
 /**
- * The commander action that runs the command `name` of the module `load` imports. The module is imported only when
- * its command runs, so the program starts without loading the code (and the Temporal SDK) of commands it does not run.
+ * One command as the program lists it before any command's module is loaded. Its module declares the rest (arguments,
+ * options, help, action) and is imported only when the command runs or its help is asked for, so the program starts
+ * without the code, and the Temporal SDK, of commands it does not run.
  */
-export type LazyAction = <Module, Name extends ActionNames<Module>>(
-  load: () => Promise<Module>,
-  name: Name,
-) => (...args: unknown[]) => Promise<void>;
+export interface CommandEntry {
+  name: string;
+  description: string;
+  /** What a listing shows after the name: `[options]` and the arguments, as the module declares them. */
+  usage?: string;
+  load?: () => Promise<CommandModule>;
+  subcommands?: readonly CommandEntry[];
+}
 
-/**
- * Adds one group of commands to the program: names, arguments, options and help, with every action a
- * {@link LazyAction}. A group's module imports only commander and option parsers.
- */
-export type CommandGroup = (program: Command, action: LazyAction) => void;
+/** An entry with a module. */
+export function command(
+  name: string,
+  usage: string,
+  description: string,
+  load: () => Promise<CommandModule>,
+): CommandEntry {
+  return { name, description, ...(usage && { usage }), load };
+}

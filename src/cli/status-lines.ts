@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
-import type { AgentStatus } from '../../core/agent/agent';
-import { agentWorkflowId } from '../../common/ids';
-import { type ExecutionBuild, buildName, workflowBuild } from '../../clients/deployments';
+import type { AgentStatus } from '../core/agent/agent';
+import { agentWorkflowId } from '../common/ids';
+import { type ExecutionBuild, buildName, workflowBuild } from '../clients/deployments';
 
 // The lines `status` adds when there is something to say: calls of unknown outcome, memory, archives, builds.
 

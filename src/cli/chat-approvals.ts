@@ -1,8 +1,8 @@
-import type { Approvals, PendingCall } from '../../clients/approvals';
-import type { DecisionArgs } from '../../core/tools/approval';
-import { errorMessage } from '../../common/error-message';
-import { callText, parseAnswer } from '../approval-calls';
-import { parseJsonObject } from '../options';
+import type { Approvals, PendingCall } from '../clients/approvals';
+import type { DecisionArgs } from '../core/tools/approval';
+import { errorMessage } from '../common/error-message';
+import { callText, parseAnswer } from './approval-calls';
+import { parseJsonObject } from './options';
 
 /** How often chat asks the agent which calls its turn waits on. */
 const POLL_MS = 500;
