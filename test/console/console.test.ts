@@ -94,6 +94,9 @@ describe('scratchpad console', () => {
 
       await page.getByRole('link', { name: agentId }).click();
       await page.getByText('The code word is ZEBRA-7').first().waitFor();
+      expect(await page.locator('tr', { hasText: 'replied after 1 iteration' }).textContent()).toContain(
+        'understanding_known +',
+      );
       await shot(page, 'agent');
 
       await page.getByRole('link', { name: '1', exact: true }).click();

@@ -41,3 +41,22 @@ export function describeChanges(changes: readonly Change[], limit = 100): string
     return `${change.key}: ${short(change.before, limit / 2)} → ${short(change.after, limit / 2)}`;
   });
 }
+
+/** Characters a value takes as the memory shows it. */
+function size(value: unknown): number {
+  return typeof value === 'string' ? codePointLength(value) : codePointLength(JSON.stringify(value ?? null));
+}
+
+/**
+ * What a cycle did to the memory, on one line for a list of cycles: each changed part with its growth in characters
+ * (`understanding_known +42, notes +80`), or `no change`. The stamp is not memory.
+ */
+export function memoryChangeLine(before: Scratchpad, after: Scratchpad): string {
+  const parts = diffScratchpads(before, after)
+    .filter((change) => change.key !== 'last_updated')
+    .map((change) => {
+      const delta = size(change.after) - size(change.before);
+      return `${change.key} ${delta > 0 ? '+' : delta < 0 ? '−' : '±'}${Math.abs(delta)}`;
+    });
+  return parts.length === 0 ? 'no change' : parts.join(', ');
+}

@@ -25,6 +25,8 @@ import { runTaskLoop } from './task-loop';
 import type { CycleFeature } from './tool-handler';
 import { cycleDetails, cycleOutcomeLine } from './cycle-details';
 import { recordOutcomeMemo } from './run-details';
+import { memoryChangeLine } from '../../core/scratchpad/diff';
+import { headCodePoints } from '../../core/text';
 import { collectAndCheckArchives } from './archive-check';
 import { KEPT_UNKNOWN_OUTCOMES } from '../../core/tools/idempotency';
 
@@ -111,6 +113,9 @@ export async function runCycle(input: ParsedCycleInput, features: readonly Cycle
  * The outcome and details in the memo, which the Web UI shows with no worker running; a cancelled cycle also says
  * so in `CycleOutcome`, which before it kept the value of its last iteration.
  */
+/** Longest memory-change line a cycle's memo keeps, in code points. */
+const MEMORY_LINE_POINTS = 300;
+
 function recordEnd(
   run: CycleRun,
   outcome: string,
@@ -128,6 +133,8 @@ function recordEnd(
     reply,
     after: cancelled ? run.input.before : run.state,
   };
-  recordOutcomeMemo(cycleOutcomeLine(end), cycleDetails(end));
+  // One line of what the memory gained or lost, so a list of a thousand cycles reads it from visibility alone.
+  const memory = headCodePoints(memoryChangeLine(run.input.before, end.after), MEMORY_LINE_POINTS);
+  recordOutcomeMemo(cycleOutcomeLine(end), cycleDetails(end), { memory });
   if (cancelled) upsertSearchAttributes([{ key: cycleOutcomeKey, value: outcome }]);
 }
