@@ -10,8 +10,8 @@ const Sequencer = require('@jest/test-sequencer').default;
 
 /** Seconds, rounded; only the order matters. */
 const MEASURED = {
-  'test/models/llama-task-loop.test.ts': 160,
-  'test/models/llama-server.test.ts': 160,
+  'test/models/llama-server.test.ts': 200,
+  'test/models/llama-task-loop.test.ts': 120,
   'test/cli/agents-cli.test.ts': 90,
   'test/cli/lifecycle.test.ts': 90,
   'test/workflows/agent.test.ts': 70,

@@ -30,6 +30,12 @@ export interface LlamaServerOptions {
   /** Serve with the tool-capable template instead of the model's own. */
   tools?: boolean;
   port?: number;
+  /**
+   * How hard a thread that waits for work polls (`--poll`, 0 to 100; llama.cpp's default, 50, spins). 0 sleeps
+   * instead: for servers that share the cores with other servers or processes (the tests' files run in parallel),
+   * where a spinning thread takes the core the thread it waits for needs.
+   */
+  poll?: number;
 }
 
 function repoRoot(): string {
@@ -69,6 +75,7 @@ export async function startLlamaServer(options: LlamaServerOptions): Promise<Lla
     ['-m', options.files.model],
     ['--host', '127.0.0.1', '--port', String(port)],
     ['-c', String(options.contextSize ?? 4096), '-np', '1'],
+    options.poll === undefined ? [] : ['--poll', String(options.poll)],
     ['--jinja', '--no-webui'],
     options.tools ? ['--chat-template-file', options.files.toolTemplate] : [],
   ].flat();

@@ -1,86 +1,38 @@
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker, WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createModelResolver } from '../../src/activities/model/registry';
-import { MemoryObservationStore } from '../../src/activities/observations/memory-store';
 import { Agents } from '../../src/clients/agents';
-import { cycleWorkflowId } from '../../src/common/ids';
-import { traceQuery } from '../../src/common/messages/cycle';
-import { loadConfig } from '../../src/config';
-import type { CycleResult } from '../../src/core/cycle/input';
 import { defaultScratchpad, memoryChanged } from '../../src/core/scratchpad/scratchpad';
-import {
-  type LlamaFiles,
-  type LlamaServer,
-  ensureLlamaFiles,
-  startLlamaServer,
-} from '../../src/dev-server/llama-server';
-import { createWorker } from '../../src/workers/create-worker';
+import type { LlamaServer } from '../../src/dev-server/llama-server';
 import { runCli } from '../helpers/cli';
-import { uniqueId, uniqueTaskQueue, waitFor } from '../helpers/temporal';
-import { useWorkflowEnvironment } from '../helpers/worker';
+import { CAPS, spec, useLlamaServers } from '../helpers/llama';
+import { uniqueTaskQueue, waitFor } from '../helpers/temporal';
 
 /*
- * The memory loop against a real OpenAI-compatible server: llama.cpp's llama-server with SmolLM2-135M-Instruct, once
- * with the model's own chat template (no tool calling) and once with a template that has it. The model is tiny and
- * slow on 2 cores: these tests assert protocol and behaviour, never the quality of an answer, and keep caps short.
+ * The memory loop against a real OpenAI-compatible server: llama.cpp's llama-server with SmolLM2-135M-Instruct
+ * (test/helpers/llama.ts). The model is tiny and slow on 2 cores: these tests assert protocol and behaviour, never the
+ * quality of an answer, and keep caps short. This file: how the worker finds the protocol, a chat turn on each server
+ * (the model's own chat template, with no tool calling, and one that has it), a forced call the model never makes, a
+ * prompt over the context window, a cancelled turn. The task loop, the longest test, runs beside it in
+ * llama-task-loop.test.ts.
  */
 
 // The tiny model is quick, but two cores are shared with the rest of the suite.
 jest.setTimeout(600_000);
 
 let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
-useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
-
-let files: LlamaFiles;
+let home: string;
 let plain: LlamaServer;
 let tools: LlamaServer;
 let small: LlamaServer;
-let home: string;
-const MODEL = 'smollm2';
-const CAPS = { respond: 48, reflect: 256, task: 256 };
-
-beforeAll(async () => {
-  files = await ensureLlamaFiles((line) => process.stderr.write(`${line}\n`));
-  [plain, tools, small] = await Promise.all([
-    startLlamaServer({ files, contextSize: 4096 }),
-    startLlamaServer({ files, contextSize: 4096, tools: true }),
-    startLlamaServer({ files, contextSize: 2048 }),
-  ]);
-  home = fs.mkdtempSync(path.join(os.tmpdir(), 'llama-test-'));
-}, 30 * 60_000);
-afterAll(async () => {
-  await Promise.all([plain?.stop(), tools?.stop(), small?.stop()]);
-});
-
-const spec = (server: LlamaServer, protocol = '') => `openai:${MODEL}@${server.baseURL}${protocol}`;
-
-async function modelWorker(modelSpec: string, lines: string[] = []): Promise<{ worker: Worker; taskQueue: string }> {
-  const taskQueue = uniqueTaskQueue('llama');
-  const config = loadConfig({ SCRATCHPAD_HOME: home, SCRATCHPAD_TASK_QUEUE: taskQueue });
-  const worker = await createWorker({
-    config: { ...config, TEMPORAL_NAMESPACE: env.namespace ?? 'default' },
-    modelSpec,
-    connection: env.nativeConnection,
-    observations: new MemoryObservationStore(),
-    log: (line) => lines.push(line),
-    workerOptions: { workflowBundle: bundle, workflowsPath: undefined, bundlerOptions: undefined },
-  });
-  return { worker, taskQueue };
-}
-
-/** An agent with short caps and few tools: every offered tool's schema weighs on a tiny model's prompt. */
-function newAgent(taskQueue: string, tools: string[] = []) {
-  const agentId = uniqueId('llama');
-  return { agentId, taskQueue, purpose: 'Remember what the user says', settings: { maxOutputTokens: CAPS, tools } };
-}
-
-async function cycleResult(agentId: string, cycle: number): Promise<CycleResult> {
-  return env.client.workflow.getHandle(cycleWorkflowId(agentId, cycle)).result();
-}
+const { modelWorker, newAgent, cycleResult } = useLlamaServers(
+  { plain: { contextSize: 4096 }, tools: { contextSize: 4096, tools: true }, small: { contextSize: 2048 } },
+  (setup) =>
+    ({
+      env,
+      home,
+      servers: { plain, tools, small },
+    } = setup),
+);
 
 describe('auto: the worker probes an OpenAI-compatible server once and uses the first way that works', () => {
   it('picks #json on the model’s own template (no tool calling) and #tools on a tool-capable one', async () => {
@@ -116,24 +68,6 @@ describe('the memory loop on a server without tool calling (#json by the probe)'
       expect(result.usage.outputTokens).toBeLessThanOrEqual(CAPS.respond + CAPS.reflect);
     });
     expect(lines.join('\n')).toContain('speaks #json');
-  });
-
-  // The grammar holds every reply to a call of an offered tool; what it cannot stop is a tiny model that repeats itself
-  // inside a string until the output cap cuts the JSON. So: no parse error but a cut one (README, "Not yet").
-  it('a task cycle of 3 iterations: every reply a call, or cut at the cap', async () => {
-    const { worker, taskQueue } = await modelWorker(spec(plain, '#json'));
-    const target = { ...newAgent(taskQueue), settings: { maxOutputTokens: CAPS, maxIterations: 3, tools: ['echo'] } };
-    const agents = new Agents(env.client);
-    await worker.runUntil(async () => {
-      const record = await agents.runCycle(target, { tasks: ['Write down that the sky is blue, then finish.'] });
-      expect(record.iterations).toBeGreaterThanOrEqual(1);
-      const trace = await env.client.workflow.getHandle(cycleWorkflowId(target.agentId, 1)).query(traceQuery);
-      expect(trace.length).toBeGreaterThan(0);
-      for (const entry of trace) {
-        if (entry.dispatch === 'parse_error') expect(entry.response.stopReason).toBe('length');
-        else expect(['echo', 'update_scratchpad', 'done']).toContain(entry.action?.tool);
-      }
-    });
   });
 });
 

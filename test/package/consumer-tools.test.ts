@@ -2,7 +2,6 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import {
@@ -15,7 +14,7 @@ import {
 import { agentIdKey } from '../../src/common/search-attributes';
 import type { CycleInput } from '../../src/core/cycle/input';
 import { hasPollers } from '../../src/clients/task-queues';
-import { testEnvironment, testServerAddress, uniqueTaskQueue } from '../helpers/temporal';
+import { testEnvironment, testServerAddress, uniqueId, uniqueTaskQueue, waitFor } from '../helpers/temporal';
 
 // The tools are a consumer's: the packed package installed in a folder of its own, a CommonJS worker program there
 // (fixtures/consumer-worker.js) run as a child process. Only the client side is this repository's source.
@@ -92,14 +91,18 @@ async function startWorker(taskQueue: string, runsDir: string): Promise<WorkerPr
   workers.push(worker);
   let gone = false;
   void exited.then(() => (gone = true));
-  for (const started = Date.now(); !/^ready \d+$/m.test(output); await sleep(100)) {
-    if (gone) throw new Error(`the consumer's worker exited before it was ready:\n${output}`);
-    if (Date.now() - started > 60_000) throw new Error(`the consumer's worker was not ready in 60 s:\n${output}`);
+  const ready = () => /^ready \d+$/m.test(output);
+  // A timeout is reported below, with what the worker printed.
+  await waitFor(() => ready() || gone, 60_000).catch(() => undefined);
+  if (!ready()) {
+    throw new Error(
+      `the consumer's worker ${gone ? 'exited before it was ready' : 'was not ready in 60 s'}:\n${output}`,
+    );
   }
   // `run()` has begun, but its first poll may not have reached the server yet (a busy machine).
-  for (const started = Date.now(); !(await hasPollers(env.client, taskQueue)); await sleep(100)) {
-    if (Date.now() - started > 30_000) throw new Error(`the consumer's worker did not poll in 30 s:\n${output}`);
-  }
+  await waitFor(() => hasPollers(env.client, taskQueue), 30_000).catch(() => {
+    throw new Error(`the consumer's worker did not poll in 30 s:\n${output}`);
+  });
   return worker;
 }
 
@@ -138,11 +141,9 @@ function runsIn(runsDir: string, agentId: string): Run[] {
     .filter((entry) => entry.agentId === agentId);
 }
 
-let counter = 0;
-
 /** Starts one cycle of a fresh agent whose single task names the script's case. */
 async function startCycle(taskQueue: string, scriptCase: string) {
-  const agentId = `consumer-${process.pid}-${Date.now()}-${counter++}`;
+  const agentId = uniqueId('consumer');
   const before = enqueueTasks(defaultScratchpad(`Consumer tools, ${scriptCase}`), [`Work on ${scriptCase}`]);
   const handle = await env.client.workflow.start('agentCycle', {
     taskQueue,
@@ -230,9 +231,9 @@ describe('a retry: false tool whose worker is killed mid-call', () => {
     const first = await startWorker(taskQueue, runsDir);
     const cycle = await startCycle(taskQueue, 'CASE-once');
     const marker = path.join(runsDir, 'charge-started');
-    for (const started = Date.now(); !fs.existsSync(marker); await sleep(100)) {
-      if (Date.now() - started > 30_000) throw new Error(`charge_card never started:\n${first.output()}`);
-    }
+    await waitFor(() => fs.existsSync(marker), 30_000).catch(() => {
+      throw new Error(`charge_card never started:\n${first.output()}`);
+    });
     killGroup(first);
     await first.exited;
     const second = await startWorker(taskQueue, runsDir);

@@ -4,6 +4,7 @@ import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { ModelProvider } from '../../src/activities/model/provider';
 import { Agents } from '../../src/clients/agents';
 import { agentWorkflowId, cycleWorkflowId } from '../../src/common/ids';
+import { uniqueId } from '../helpers/temporal';
 import { scriptedWorker, useWorkflowEnvironment } from '../helpers/worker';
 
 let env: TestWorkflowEnvironment;
@@ -11,9 +12,8 @@ let bundle: WorkflowBundleWithSourceMap;
 
 useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
 
-let counter = 0;
 function newAgent(taskQueue: string) {
-  return { agentId: `cycle-wait-${process.pid}-${Date.now()}-${counter++}`, taskQueue };
+  return { agentId: uniqueId('cycle-wait'), taskQueue };
 }
 
 /** A provider whose reflect calls wait for `release()`. */
