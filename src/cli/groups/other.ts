@@ -78,8 +78,15 @@ export const RESEARCH_COMMANDS: readonly CommandEntry[] = [
   },
 ];
 
-/** `codec-server`. */
+/** `console` and `codec-server`: what a browser reads. */
 export const CODEC_SERVER_COMMANDS: readonly CommandEntry[] = [
+  command(
+    'console',
+    '[options]',
+    "a local web app: each agent's memory, every cycle's calls and what it changed in memory, approvals, research " +
+      'and staged runs; reads with no worker running; token, loopback by default',
+    () => import('../commands/console'),
+  ),
   command(
     'codec-server',
     '[options]',
