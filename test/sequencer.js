@@ -2,8 +2,8 @@
  * The order jest starts test files in: the longest first, so that no long file starts late and runs on alone while
  * the other workers sit idle. Jest orders by the durations it cached from the last run; a clean clone (CI) has none,
  * and jest would fall back to file size, which says little here. So files without a cached duration take the one
- * listed below, measured in a full run on 2 cores (`npx jest --json`, testResults[].endTime - startTime); files in neither
- * come after, largest first.
+ * listed below, measured in a full run on 2 cores (`npx jest --json`, testResults[].endTime - startTime); files in
+ * neither come after, largest first.
  */
 const path = require('node:path');
 const Sequencer = require('@jest/test-sequencer').default;
