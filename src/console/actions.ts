@@ -4,7 +4,7 @@ import { Approvals } from '../clients/approvals';
 import { readAgent } from '../clients/agent-overview';
 import { forkAgent, rewindAgent } from '../clients/time-travel';
 import { parseCycleWorkflowId } from '../common/ids';
-import { isPollerAlive, taskQueuePollers } from '../cli/worker-presence';
+import { hasPollers } from '../clients/task-queues';
 import { BadRequest, NotFound } from './errors';
 import { segment } from './html';
 
@@ -25,8 +25,7 @@ function confirmed(form: URLSearchParams): void {
 async function liveTarget(client: Client, agentId: string) {
   const agent = await readAgent(client, agentId);
   if (!agent) throw new NotFound(`no agent "${agentId}"`);
-  const pollers = await taskQueuePollers(client, agent.taskQueue);
-  if (!pollers.some((poller) => isPollerAlive(poller))) {
+  if (!(await hasPollers(client, agent.taskQueue))) {
     throw new BadRequest(
       `no worker polls task queue "${agent.taskQueue}": start one (scratchpad worker) and try again`,
     );

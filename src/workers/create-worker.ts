@@ -23,6 +23,7 @@ import { workerBuild } from '../config/deployment';
 /** Where the workflow code lives, for bundling and for replay. */
 import { WORKFLOWS_PATH, workflowBundleOptions, workflowWorkerOptions } from '../config/paths';
 import { WORKER_LIVENESS_OPTIONS } from '../activities/heartbeat';
+import { bundleCacheDirectory, cachedWorkflowBundle } from './bundle-cache';
 
 export { WORKFLOWS_PATH, workflowBundleOptions, workflowWorkerOptions };
 
@@ -93,6 +94,15 @@ export function closingTools(registry: ToolRegistry): WorkerPlugin {
   };
 }
 
+/**
+ * The workflow code a worker runs: a bundle kept between commands, so one that starts a worker does not run webpack
+ * again each time; bundled at start as before where no private folder for it can be had.
+ */
+async function workflowCode(): Promise<Partial<WorkerOptions>> {
+  const directory = bundleCacheDirectory();
+  return directory ? { workflowBundle: await cachedWorkflowBundle(directory) } : workflowWorkerOptions();
+}
+
 /** A worker running the project's workflows and activities on the configured task queue. */
 export async function createWorker(setup: WorkerSetup = {}): Promise<Worker> {
   const config = setup.config ?? loadConfig();
@@ -118,7 +128,7 @@ export async function createWorker(setup: WorkerSetup = {}): Promise<Worker> {
     dataConverter,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.SCRATCHPAD_TASK_QUEUE,
-    ...workflowWorkerOptions(),
+    ...(await workflowCode()),
     ...WORKER_LIVENESS_OPTIONS,
     activities: createActivities({
       resolveModel,

@@ -16,7 +16,7 @@ describe('scratchpad console', () => {
       const printed = await waitFor(() => /Console at (http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)/.exec(cli.stdout), {
         what: 'the console to print its URL',
       });
-      const url = printed[1] as string;
+      const url = (printed as RegExpExecArray)[1] as string;
       const signIn = await fetch(url, { redirect: 'manual' });
       expect(signIn.status).toBe(303);
       const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0] as string;

@@ -1,0 +1,75 @@
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { WORKFLOWS_PATH, packageRoot, workflowBundleOptions } from '../config/paths';
+
+const PREFIX = 'workflow-bundle-';
+
+const quietLogger = {
+  log: () => undefined,
+  trace: () => undefined,
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: (message: string) => console.error(message),
+};
+
+/** Every file below `directory`, with its size and modification time: what the bundle is built from. */
+function sourceStamp(directory: string, hash: ReturnType<typeof createHash>): void {
+  for (const entry of fs.readdirSync(directory, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    const file = path.join(directory, entry.name);
+    if (entry.isDirectory()) sourceStamp(file, hash);
+    else if (/\.[cm]?[jt]s$/.test(entry.name)) {
+      const stat = fs.statSync(file);
+      hash.update(`${file}\0${stat.size}\0${stat.mtimeMs}\n`);
+    }
+  }
+}
+
+/** The bundle's key: this package's code and version and the workflow SDK's version. */
+function bundleKey(): string {
+  const hash = createHash('sha256');
+  const root = packageRoot();
+  hash.update(fs.readFileSync(path.join(root, 'package.json')));
+  hash.update(fs.readFileSync(require.resolve('@temporalio/workflow/package.json')));
+  // The compiled (or, under a TypeScript loader, source) tree the workflows and everything they import sit in.
+  sourceStamp(path.dirname(path.dirname(WORKFLOWS_PATH)), hash);
+  return hash.digest('hex').slice(0, 20);
+}
+
+/**
+ * Where bundles are kept: a folder of this user's own in the temporary directory, shared by every data directory (a
+ * bundle depends on the code only). Undefined when that folder is not this user's alone: code another user could
+ * write there would run in the worker.
+ */
+export function bundleCacheDirectory(): string | undefined {
+  const uid = process.getuid?.() ?? 0;
+  const directory = path.join(os.tmpdir(), `durable-scratchpad-bundles-${uid}`);
+  fs.mkdirSync(directory, { recursive: true, mode: 0o700 });
+  const stat = fs.lstatSync(directory);
+  if (!stat.isDirectory() || (process.getuid && stat.uid !== uid) || (stat.mode & 0o077) !== 0) return undefined;
+  return directory;
+}
+
+/**
+ * This package's workflow bundle from `directory`, built there first when this code has none yet: each command that
+ * runs a worker then skips webpack (seconds of CPU) unless the code changed. Another bundle left there is removed.
+ */
+export async function cachedWorkflowBundle(directory: string): Promise<{ codePath: string }> {
+  const codePath = path.join(directory, `${PREFIX}${bundleKey()}.js`);
+  if (fs.existsSync(codePath)) return { codePath };
+  const { code } = await bundleWorkflowCode({ ...workflowBundleOptions(), logger: quietLogger });
+  fs.mkdirSync(directory, { recursive: true });
+  // Written aside, then renamed: a command starting meanwhile never reads half a bundle.
+  const partial = `${codePath}.${process.pid}`;
+  fs.writeFileSync(partial, code);
+  fs.renameSync(partial, codePath);
+  for (const name of fs.readdirSync(directory)) {
+    if (name.startsWith(PREFIX) && path.join(directory, name) !== codePath && !name.includes('.js.')) {
+      fs.rmSync(path.join(directory, name), { force: true });
+    }
+  }
+  return { codePath };
+}

@@ -1,0 +1,34 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { bundleCacheDirectory, cachedWorkflowBundle } from '../../../src/workers/bundle-cache';
+
+describe('the workflow bundle kept between commands', () => {
+  it('is built once and then reused, and a bundle of older code is removed', async () => {
+    const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'bundle-cache-'));
+    try {
+      fs.writeFileSync(path.join(directory, 'workflow-bundle-0000.js'), 'older code');
+      const first = await cachedWorkflowBundle(directory);
+      const built = fs.statSync(first.codePath).mtimeMs;
+      expect(fs.readFileSync(first.codePath, 'utf8')).toContain('agentCycle');
+      const second = await cachedWorkflowBundle(directory);
+      expect(second.codePath).toBe(first.codePath);
+      expect(fs.statSync(second.codePath).mtimeMs).toBe(built);
+      expect(fs.readdirSync(directory)).toEqual([path.basename(first.codePath)]);
+    } finally {
+      fs.rmSync(directory, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('is not kept in a folder other users could write to', () => {
+    const directory = bundleCacheDirectory();
+    expect(directory).toBeDefined();
+    const mode = fs.statSync(directory as string).mode & 0o777;
+    try {
+      fs.chmodSync(directory as string, 0o777);
+      expect(bundleCacheDirectory()).toBeUndefined();
+    } finally {
+      fs.chmodSync(directory as string, mode);
+    }
+  });
+});
