@@ -8,6 +8,10 @@ import { Approvals } from '../../src/clients/approvals';
 import { cycleWorkflowId } from '../../src/common/ids';
 import { type RunningConsole, startConsole } from '../../src/console/server';
 import { startStaged } from '../../src/clients/staged-runs';
+import { ResearchRuns } from '../../src/clients/research-runs';
+import { fixturePages, serveFixtureWeb } from '../../src/cli/demo/fixture-web';
+import { factRoute, verifyScript } from '../../src/cli/demo/research-scripts';
+import { researchTestWorker } from '../helpers/research';
 import { ARTIFACTS, launchChromium } from '../helpers/chromium';
 import { uniqueId, waitFor } from '../helpers/temporal';
 import { type ScriptedWorker, scriptedWorker, useWorkflowEnvironment } from '../helpers/worker';
@@ -190,6 +194,34 @@ describe('scratchpad console', () => {
     await page.goto(`http://127.0.0.1:${port()}/`);
     await page.getByRole('link', { name: `staged/${owner}/1` }).waitFor();
     await page.close();
+  });
+
+  it('shows a research run by fact: state, value, quote, URL and worker, with its synthesis', async () => {
+    const web = await serveFixtureWeb(fixturePages({ Globex: { revenue: 'USD 890,000' } }));
+    try {
+      const routes = {
+        [factRoute('Globex', 'revenue')]: verifyScript(web.base, 'Globex', '/globex', '890,000', 'revenue USD 890,000'),
+      };
+      const { worker, taskQueue } = await researchTestWorker(env, bundle, web, routes);
+      const runId = uniqueId('console-research');
+      const input = { runId, question: 'Globex revenue', entities: ['Globex'], fields: ['revenue'] };
+      const result = await worker.runUntil(async () =>
+        (await new ResearchRuns(env.client).start(input, { taskQueue })).result(),
+      );
+      expect(result.outcome).toBe('complete');
+      const page = await browser.newPage({ viewport: { width: 1300, height: 1000 } });
+      await page.goto(running.url.replace('/?', `/research/${runId}?`));
+      const row = page.locator('tr', { hasText: 'Globex / revenue' });
+      await row.waitFor();
+      const text = await row.textContent();
+      for (const part of ['VERIFIED', '890,000', 'revenue USD 890,000', `${web.base}/globex`])
+        expect(text).toContain(part);
+      await page.getByText(/^cites e\d+/).waitFor();
+      await shot(page, 'research');
+      await page.close();
+    } finally {
+      await web.close();
+    }
   });
 
   it('refuses a request without the token, for another Host, and a cross-site or CSRF-less POST', async () => {

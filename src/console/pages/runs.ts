@@ -1,5 +1,6 @@
 import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import type { BoardEntry } from '../../core/research/board';
+import { isFactType } from '../../core/research/board-schema';
 import { researchWorkflowId, stagedWorkflowId } from '../../common/ids';
 import { type Html, html, segment } from '../html';
 import type { StageRecord, StagedResult } from '../../core/staged/input';
@@ -21,30 +22,87 @@ function memoSummary(description: WorkflowExecutionDescription): Html {
   ${typeof memo.details === 'string' ? html`<pre>${memo.details}</pre>` : ''}`;
 }
 
-function bodyText(entry: BoardEntry): string {
-  return JSON.stringify(entry.body, null, 1);
+/** The newest entry of each entity/field fact: the board is append-only, so the last one says where a fact stands. */
+function factRows(board: readonly BoardEntry[]): Html {
+  const facts = new Map<string, BoardEntry>();
+  for (const entry of board) {
+    if (isFactType(entry.type)) {
+      const body = entry.body as { entity: string; field: string };
+      facts.set(`${body.entity}\n${body.field}`, entry);
+    }
+  }
+  return html`${[...facts.values()].map((entry) => {
+    const body = entry.body as Record<string, unknown>;
+    const text = (key: string) => (typeof body[key] === 'string' ? (body[key] as string) : '');
+    const value = text('value') || text('claimedValue');
+    const url = text('sourceUrl') || text('url');
+    const worker = text('retrievedBy') || text('triedBy') || text('assignedTo') || entry.author.id;
+    const why = text('reason') || text('failureReason');
+    const state = entry.type === 'VERIFIED' ? 'good' : entry.type === 'PENDING' ? '' : 'bad';
+    return html`<tr>
+      <td>${text('entity')} / ${text('field')}</td>
+      <td><span class="badge ${state}">${entry.type}</span></td>
+      <td>${value}</td>
+      <td>${text('quote') || why}</td>
+      <td>${url}</td>
+      <td>${worker}</td>
+    </tr>`;
+  })}`;
 }
 
-function boardTable(board: readonly BoardEntry[]): Html {
-  return html`<table>
-    <tr>
-      <th>Entry</th>
-      <th>Type</th>
-      <th>Author</th>
-      <th>Turn</th>
-      <th>Body</th>
-    </tr>
-    ${board.map(
-      (entry) =>
-        html`<tr>
-          <td>${entry.id}</td>
-          <td>${entry.type}</td>
-          <td>${JSON.stringify(entry.author)}</td>
-          <td>${entry.turn}</td>
-          <td><pre>${bodyText(entry)}</pre></td>
-        </tr>`,
-    )}
-  </table>`;
+function boardView(board: readonly BoardEntry[]): Html {
+  const directives = board.filter((entry) => entry.type === 'USER_DIRECTIVE');
+  const synthesis = board.filter((entry) => entry.type === 'SYNTHESIS').at(-1);
+  const answer = synthesis?.body as { answer: string; citations: string[] } | undefined;
+  return html`<h2>Facts</h2>
+    <table>
+      <tr>
+        <th>Fact</th>
+        <th>State</th>
+        <th>Value</th>
+        <th>Quote or reason</th>
+        <th>URL</th>
+        <th>Worker</th>
+      </tr>
+      ${factRows(board)}
+    </table>
+    <h2>Directives</h2>
+    ${
+      directives.length === 0
+        ? html`<p class="muted">none</p>`
+        : html`<ul>
+            ${directives.map((entry) => html`<li>${(entry.body as { text: string }).text} <span class="muted">(${entry.author.id})</span></li>`)}
+          </ul>`
+    }
+    <h2>Synthesis</h2>
+    ${
+      answer
+        ? html`<pre>${answer.answer}</pre>
+            <p class="muted">cites ${answer.citations.join(', ')}</p>`
+        : html`<p class="muted">none yet</p>`
+    }
+    <details>
+      <summary>Every entry (${board.length})</summary>
+      <table>
+        <tr>
+          <th>Entry</th>
+          <th>Type</th>
+          <th>Author</th>
+          <th>Turn</th>
+          <th>Body</th>
+        </tr>
+        ${board.map(
+          (entry) =>
+            html`<tr>
+              <td>${entry.id}</td>
+              <td>${entry.type}</td>
+              <td>${entry.author.role} ${entry.author.id}</td>
+              <td>${entry.turn}</td>
+              <td><pre>${JSON.stringify(entry.body, null, 1)}</pre></td>
+            </tr>`,
+        )}
+      </table>
+    </details>`;
 }
 
 /**
@@ -63,14 +121,9 @@ export async function researchPage(client: Client, runId: string): Promise<{ tit
         .catch(() => undefined);
   const board = (result as { board?: BoardEntry[] } | undefined)?.board;
   const body = html`<h1>Research run ${runId} <span class="badge">${description.status.name.toLowerCase()}</span></h1>
-    ${memoSummary(description)}
+    ${board ? '' : memoSummary(description)}
     ${running ? html`<p class="muted">The run is still going: its live board is a query a worker answers (<code>scratchpad research board ${runId}</code>).</p>` : ''}
-    ${
-      board
-        ? html`<h2>Board</h2>
-            ${boardTable(board)}`
-        : ''
-    }`;
+    ${board ? boardView(board) : ''}`;
   return { title: `Research ${runId}`, body };
 }
 
