@@ -6,6 +6,7 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { WORKFLOWS_PATH, packageRoot, workflowBundleOptions } from '../config/paths';
 
 const PREFIX = 'workflow-bundle-';
+const STALE_MS = 24 * 60 * 60 * 1000;
 
 const quietLogger = {
   log: () => undefined,
@@ -55,7 +56,7 @@ export function bundleCacheDirectory(): string | undefined {
 
 /**
  * This package's workflow bundle from `directory`, built there first when this code has none yet: each command that
- * runs a worker then skips webpack (seconds of CPU) unless the code changed. Another bundle left there is removed.
+ * runs a worker then skips webpack (seconds of CPU) unless the code changed. Bundles of other code a day old go.
  */
 export async function cachedWorkflowBundle(directory: string): Promise<{ codePath: string }> {
   const codePath = path.join(directory, `${PREFIX}${bundleKey()}.js`);
@@ -66,10 +67,12 @@ export async function cachedWorkflowBundle(directory: string): Promise<{ codePat
   const partial = `${codePath}.${process.pid}`;
   fs.writeFileSync(partial, code);
   fs.renameSync(partial, codePath);
+  // Bundles of other code go once a day old: a worker of another build on this host may be loading one right now.
+  const stale = Date.now() - STALE_MS;
   for (const name of fs.readdirSync(directory)) {
-    if (name.startsWith(PREFIX) && path.join(directory, name) !== codePath && !name.includes('.js.')) {
-      fs.rmSync(path.join(directory, name), { force: true });
-    }
+    const file = path.join(directory, name);
+    const modified = fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? Date.now();
+    if (name.startsWith(PREFIX) && file !== codePath && modified < stale) fs.rmSync(file, { force: true });
   }
   return { codePath };
 }

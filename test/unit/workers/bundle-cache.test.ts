@@ -4,17 +4,22 @@ import * as path from 'node:path';
 import { bundleCacheDirectory, cachedWorkflowBundle } from '../../../src/workers/bundle-cache';
 
 describe('the workflow bundle kept between commands', () => {
-  it('is built once and then reused, and a bundle of older code is removed', async () => {
+  it('is built once and then reused; a bundle of other code goes once it is a day old', async () => {
     const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'bundle-cache-'));
     try {
-      fs.writeFileSync(path.join(directory, 'workflow-bundle-0000.js'), 'older code');
+      const older = path.join(directory, 'workflow-bundle-0000.js');
+      const recent = path.join(directory, 'workflow-bundle-1111.js');
+      fs.writeFileSync(older, 'older code');
+      fs.writeFileSync(recent, 'another build, in use');
+      const twoDaysAgo = new Date(Date.now() - 2 * 24 * 60 * 60 * 1000);
+      fs.utimesSync(older, twoDaysAgo, twoDaysAgo);
       const first = await cachedWorkflowBundle(directory);
       const built = fs.statSync(first.codePath).mtimeMs;
       expect(fs.readFileSync(first.codePath, 'utf8')).toContain('agentCycle');
       const second = await cachedWorkflowBundle(directory);
       expect(second.codePath).toBe(first.codePath);
       expect(fs.statSync(second.codePath).mtimeMs).toBe(built);
-      expect(fs.readdirSync(directory)).toEqual([path.basename(first.codePath)]);
+      expect(fs.readdirSync(directory).sort()).toEqual([path.basename(recent), path.basename(first.codePath)].sort());
     } finally {
       fs.rmSync(directory, { recursive: true, force: true });
     }
