@@ -1,11 +1,11 @@
-import { buildProgram } from '../../src/cli/main';
-import { approvalsTable, callText, parseAnswer, pickCall } from '../../src/cli/approval-calls';
-import { editApprovePatterns } from '../../src/cli/commands/configure';
-import { approvalOf, toolsTable } from '../../src/cli/tool-catalogue';
-import { CliError, EXIT } from '../../src/cli/errors';
-import { durationParser, parseJsonObject, toolPatternParser } from '../../src/cli/options';
-import type { PendingCall } from '../../src/clients/approvals';
-import type { ToolDescriptor } from '../../src/core/tools/descriptor';
+import { buildProgram } from '../../../src/cli/main';
+import { approvalsTable, callText, parseAnswer, pickCall } from '../../../src/cli/approval-calls';
+import { editApprovePatterns } from '../../../src/cli/commands/configure';
+import { approvalOf, toolsTable } from '../../../src/cli/tool-catalogue';
+import { CliError, EXIT } from '../../../src/cli/errors';
+import { durationParser, parseJsonObject, toolPatternParser } from '../../../src/cli/options';
+import type { PendingCall } from '../../../src/clients/approvals';
+import type { ToolDescriptor } from '../../../src/core/tools/descriptor';
 
 function call(callId: string, tool = 'shell', args = '{"command":"ls"}'): PendingCall {
   return {

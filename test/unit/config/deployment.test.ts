@@ -1,11 +1,11 @@
 import * as os from 'node:os';
 import type { WorkerOptions } from '@temporalio/worker';
-import { loadConfig, workerBuild } from '../../src/config';
-import { workerBuildFromEnv } from '../../src/config/deployment';
-import { ScratchpadPlugin, type ScratchpadPluginOptions } from '../../src/workers/plugin';
-import { MemoryObservationStore } from '../../src/activities/observations/memory-store';
-import { executionBuild } from '../../src/clients/deployments';
-import { buildLines } from '../../src/cli/status-lines';
+import { loadConfig, workerBuild } from '../../../src/config';
+import { workerBuildFromEnv } from '../../../src/config/deployment';
+import { ScratchpadPlugin, type ScratchpadPluginOptions } from '../../../src/workers/plugin';
+import { MemoryObservationStore } from '../../../src/activities/observations/memory-store';
+import { executionBuild } from '../../../src/clients/deployments';
+import { buildLines } from '../../../src/cli/status-lines';
 import { temporal } from '@temporalio/proto';
 
 function plugin(options: Partial<ScratchpadPluginOptions> = {}) {

@@ -1,7 +1,7 @@
-import { selectTools } from '../../src/core/tools/select';
-import { CycleInputSchema } from '../../src/core/cycle/input';
-import { defaultScratchpad } from '../../src/core/scratchpad/scratchpad';
-import { agentSelection } from '../../src/cli/tool-catalogue';
+import { selectTools } from '../../../../src/core/tools/select';
+import { CycleInputSchema } from '../../../../src/core/cycle/input';
+import { defaultScratchpad } from '../../../../src/core/scratchpad/scratchpad';
+import { agentSelection } from '../../../../src/cli/tool-catalogue';
 
 const catalogue = [
   { name: 'echo', source: 'builtin' },
