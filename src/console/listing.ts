@@ -1,7 +1,6 @@
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
-import { executionInfoFromRaw } from '@temporalio/client/lib/helpers';
 import { parseCycleWorkflowId } from '../common/ids';
-import { visibilityString } from '../clients/visibility';
+import { executionOf, visibilityString } from '../clients/visibility';
 
 /** Cycles a page of an agent's timeline lists. */
 export const CYCLES_PER_PAGE = 50;
@@ -25,22 +24,14 @@ export async function listPage(
   pageToken: string | undefined,
   pageSize: number,
 ): Promise<{ executions: WorkflowExecutionInfo[]; next?: string }> {
-  const converter = client.options.loadedDataConverter;
-  const { namespace } = client.options;
   const response = await client.workflowService.listWorkflowExecutions({
-    namespace,
+    namespace: client.options.namespace,
     query,
     pageSize,
     ...(pageToken ? { nextPageToken: Buffer.from(pageToken, 'base64url') } : {}),
   });
   const executions: WorkflowExecutionInfo[] = [];
-  for (const raw of response.executions ?? []) {
-    const info = await executionInfoFromRaw(raw, converter, raw, namespace).catch(() =>
-      // A memo this console cannot decode (another key) hides only that memo, not the row.
-      executionInfoFromRaw(Object.create(raw, { memo: { value: null } }), converter, raw, namespace),
-    );
-    executions.push(info as WorkflowExecutionInfo);
-  }
+  for (const raw of response.executions ?? []) executions.push(await executionOf(client, raw));
   const token = response.nextPageToken;
   return { executions, ...(token && token.length > 0 && { next: Buffer.from(token).toString('base64url') }) };
 }

@@ -8,7 +8,8 @@ import { WORKFLOWS_PATH, packageRoot, workflowBundleOptions } from '../config/pa
 const PREFIX = 'workflow-bundle-';
 const STALE_MS = 24 * 60 * 60 * 1000;
 
-const quietLogger = {
+/** The bundler's logger for a bundle built in the background of a command: errors only. */
+export const quietBundlerLogger = {
   log: () => undefined,
   trace: () => undefined,
   debug: () => undefined,
@@ -61,7 +62,7 @@ export function bundleCacheDirectory(): string | undefined {
 export async function cachedWorkflowBundle(directory: string): Promise<{ codePath: string }> {
   const codePath = path.join(directory, `${PREFIX}${bundleKey()}.js`);
   if (fs.existsSync(codePath)) return { codePath };
-  const { code } = await bundleWorkflowCode({ ...workflowBundleOptions(), logger: quietLogger });
+  const { code } = await bundleWorkflowCode({ ...workflowBundleOptions(), logger: quietBundlerLogger });
   fs.mkdirSync(directory, { recursive: true });
   // Written aside, then renamed: a command starting meanwhile never reads half a bundle.
   const partial = `${codePath}.${process.pid}`;

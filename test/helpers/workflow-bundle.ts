@@ -2,22 +2,14 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { type WorkflowBundleWithSourceMap, bundleWorkflowCode } from '@temporalio/worker';
 import { workflowBundleOptions } from '../../src/config/paths';
+import { quietBundlerLogger } from '../../src/workers/bundle-cache';
 
 /** Where test/global-setup.ts leaves the run's workflow bundle for the test files. */
 const BUNDLE_VARIABLE = 'SCRATCHPAD_TEST_WORKFLOW_BUNDLE';
 
-const quietLogger = {
-  log: () => undefined,
-  trace: () => undefined,
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: (message: string) => console.error(message),
-};
-
 /** Bundles the project's workflow code as a worker would (webpack: seconds of CPU each time). */
 export function buildWorkflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  return bundleWorkflowCode({ ...workflowBundleOptions(), logger: quietLogger });
+  return bundleWorkflowCode({ ...workflowBundleOptions(), logger: quietBundlerLogger });
 }
 
 /**
