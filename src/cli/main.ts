@@ -188,12 +188,41 @@ export async function reportError(error: unknown, verbose: boolean): Promise<{ t
   return { text: `${before}scratchpad: ${known ?? `${oneLine(error)}${hint}`}\n`, exitCode: EXIT.error };
 }
 
+/** Commands that run until stopped (or a session of many turns): no one span around the whole of them. */
+const LONG_RUNNING = new Set(['worker', 'dev', 'up', 'chat', 'console', 'codec-server', 'demo']);
+
+/** The command `argv` runs (its first word that is not an option or `--config`'s file). */
+function commandOf(argv: readonly string[]): string | undefined {
+  const words = argv.slice(2);
+  for (let index = 0; index < words.length; index++) {
+    if (words[index] === '--config') index++;
+    else if (!words[index]!.startsWith('-')) return words[index];
+  }
+  return undefined;
+}
+
+/**
+ * Runs the program; with telemetry on (the OTEL_* variables), a short command is one span, the root of the trace its
+ * client calls carry into the workflows, and every span is flushed before the process exits.
+ */
+async function run(program: Command, argv: string[]): Promise<void> {
+  const { startTelemetry, shutdownTelemetry, withSpan } = await import('../telemetry');
+  const command = commandOf(argv);
+  const traced = startTelemetry() !== undefined && command !== undefined && !LONG_RUNNING.has(command);
+  try {
+    if (traced) await withSpan(`scratchpad ${command}`, () => program.parseAsync(argv));
+    else await program.parseAsync(argv);
+  } finally {
+    await shutdownTelemetry();
+  }
+}
+
 /** Runs the CLI; resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
   let exitCode: number = EXIT.ok;
   const program = buildProgram((code) => (exitCode = code));
   try {
-    await program.parseAsync(argv);
+    await run(program, argv);
     return exitCode;
   } catch (error) {
     if (error instanceof CommanderError) {

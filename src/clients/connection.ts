@@ -2,6 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import { type EncryptionKey, encryptionDataConverter } from '../common/encryption-codec';
 import { loadConfig } from '../config';
 import type { TemporalConnectionOptions } from '../config/temporal';
+import { telemetryClientInterceptors } from '../telemetry';
 
 /** Where and how to connect, as `loadConfig()` reads it from the environment and `temporal.toml`. */
 export interface ClientSettings {
@@ -14,11 +15,13 @@ export interface ClientSettings {
 
 /**
  * Connects to the Temporal frontend the settings name, by default the environment's (`TEMPORAL_ADDRESS`,
- * `TEMPORAL_NAMESPACE`, TLS and API key as the Temporal CLI reads them; `SCRATCHPAD_ENCRYPTION_KEY`).
+ * `TEMPORAL_NAMESPACE`, TLS and API key as the Temporal CLI reads them; `SCRATCHPAD_ENCRYPTION_KEY`). With the
+ * OTEL_* variables set, its calls carry their trace into the workflows (OpenTelemetry loads only then).
  */
 export async function connectClient(settings: ClientSettings = loadConfig()): Promise<Client> {
   const connection = await Connection.connect({ ...settings.temporal, connectTimeout: '5s' });
   // With encryption configured, everything this client writes is ciphertext and everything it reads is decrypted.
   const dataConverter = encryptionDataConverter(settings.encryptionKeys);
-  return new Client({ connection, namespace: settings.TEMPORAL_NAMESPACE, dataConverter });
+  const interceptors = { workflow: telemetryClientInterceptors() };
+  return new Client({ connection, namespace: settings.TEMPORAL_NAMESPACE, dataConverter, interceptors });
 }

@@ -30,9 +30,10 @@ function sourceStamp(directory: string, hash: ReturnType<typeof createHash>): vo
   }
 }
 
-/** The bundle's key: this package's code and version and the workflow SDK's version. */
-function bundleKey(): string {
+/** The bundle's key: this package's code and version, the workflow SDK's version, and the interceptor modules. */
+function bundleKey(interceptorModules: readonly string[]): string {
   const hash = createHash('sha256');
+  for (const module of interceptorModules) hash.update(`${module}\n`);
   const root = packageRoot();
   hash.update(fs.readFileSync(path.join(root, 'package.json')));
   hash.update(fs.readFileSync(require.resolve('@temporalio/workflow/package.json')));
@@ -57,12 +58,20 @@ export function bundleCacheDirectory(): string | undefined {
 
 /**
  * This package's workflow bundle from `directory`, built there first when this code has none yet: each command that
- * runs a worker then skips webpack (seconds of CPU) unless the code changed. Bundles of other code a day old go.
+ * runs a worker then skips webpack (seconds of CPU) unless the code changed. Bundles of other code a day old go. A
+ * worker with telemetry on bundles its interceptor modules too, as a bundle of its own.
  */
-export async function cachedWorkflowBundle(directory: string): Promise<{ codePath: string }> {
-  const codePath = path.join(directory, `${PREFIX}${bundleKey()}.js`);
+export async function cachedWorkflowBundle(
+  directory: string,
+  workflowInterceptorModules: readonly string[] = [],
+): Promise<{ codePath: string }> {
+  const codePath = path.join(directory, `${PREFIX}${bundleKey(workflowInterceptorModules)}.js`);
   if (fs.existsSync(codePath)) return { codePath };
-  const { code } = await bundleWorkflowCode({ ...workflowBundleOptions(), logger: quietBundlerLogger });
+  const { code } = await bundleWorkflowCode({
+    ...workflowBundleOptions(),
+    workflowInterceptorModules: [...workflowInterceptorModules],
+    logger: quietBundlerLogger,
+  });
   fs.mkdirSync(directory, { recursive: true });
   // Written aside, then renamed: a command starting meanwhile never reads half a bundle.
   const partial = `${codePath}.${process.pid}`;

@@ -24,6 +24,8 @@ import { workerBuild } from '../config/deployment';
 import { WORKFLOWS_PATH, workflowBundleOptions, workflowWorkerOptions } from '../config/paths';
 import { WORKER_LIVENESS_OPTIONS } from '../activities/heartbeat';
 import { bundleCacheDirectory, cachedWorkflowBundle } from './bundle-cache';
+import { workerTelemetry } from '../telemetry';
+import { toolInfoOf } from './tool-info';
 
 export { WORKFLOWS_PATH, workflowBundleOptions, workflowWorkerOptions };
 
@@ -98,9 +100,11 @@ export function closingTools(registry: ToolRegistry): WorkerPlugin {
  * The workflow code a worker runs: a bundle kept between commands, so one that starts a worker does not run webpack
  * again each time; bundled at start as before where no private folder for it can be had.
  */
-async function workflowCode(): Promise<Partial<WorkerOptions>> {
+async function workflowCode(interceptorModules: readonly string[]): Promise<Partial<WorkerOptions>> {
   const directory = bundleCacheDirectory();
-  return directory ? { workflowBundle: await cachedWorkflowBundle(directory) } : workflowWorkerOptions();
+  if (directory) return { workflowBundle: await cachedWorkflowBundle(directory, interceptorModules) };
+  // Bundled at start, the plugins add their interceptor modules themselves.
+  return workflowWorkerOptions();
 }
 
 /** A worker running the project's workflows and activities on the configured task queue. */
@@ -123,12 +127,14 @@ export async function createWorker(setup: WorkerSetup = {}): Promise<Worker> {
   const dataConverter = encryptionDataConverter(config.encryptionKeys);
   const toolRegistry = setup.toolRegistry ?? (await workerToolRegistry(config, setup.tools));
   const observations = chosenObservationStore(setup.observations ?? config.observations);
+  // Off unless the OTEL_* variables ask for it; then the SDK loads here, and the bundle gets the interceptors.
+  const telemetry = workerTelemetry(undefined, { defaultModel: setup.modelSpec, toolInfo: toolInfoOf(toolRegistry) });
   return Worker.create({
     connection,
     dataConverter,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.SCRATCHPAD_TASK_QUEUE,
-    ...(await workflowCode()),
+    ...(await workflowCode(telemetry?.workflowModules ?? [])),
     ...WORKER_LIVENESS_OPTIONS,
     activities: createActivities({
       resolveModel,
@@ -143,6 +149,7 @@ export async function createWorker(setup: WorkerSetup = {}): Promise<Worker> {
     ...deploymentWorkerOptions(workerBuild(config)),
     ...setup.workerOptions,
     plugins: [
+      ...(telemetry?.plugins ?? []),
       ...(setup.workerOptions?.plugins ?? []),
       closingTools(toolRegistry),
       checkingStoreReach(observations, log),

@@ -17,6 +17,8 @@ import { type ObservationStoreChoice, chosenObservationStore, whileCheckingStore
 import { type WorkerBuild, workerBuildFromEnv } from '../config/deployment';
 import { pluginDeploymentOptions } from './deployment';
 import { WORKER_LIVENESS_OPTIONS } from '../activities/heartbeat';
+import { type TelemetryOptions, type WorkerTelemetry, workerTelemetry } from '../telemetry';
+import { toolInfoOf } from './tool-info';
 
 /** What the plugin needs to run agents on a worker the user already has. */
 export interface ScratchpadPluginOptions {
@@ -65,6 +67,12 @@ export interface ScratchpadPluginOptions {
    * when set; `false`: unversioned. A worker given `workerDeploymentOptions` of its own keeps them.
    */
   deployment?: WorkerBuild | false;
+  /**
+   * Traces and metrics (OpenTelemetry, GenAI conventions): by default from the standard OTEL_* variables, off when
+   * they ask for none; your own span processor and resource (with your global tracer and meter providers); `false`:
+   * off. A worker given a prebuilt `workflowBundle` must bundle `telemetryWorkflowModules()` itself.
+   */
+  telemetry?: TelemetryOptions | false;
   /** Everything else the activities take: offload threshold, a client for schedules; an `observations` store here wins. */
   activities?: Omit<ActivityDependencies, 'resolveModel' | 'tools' | 'toolRegistry'>;
 }
@@ -115,6 +123,7 @@ export function combinedWorkflowsPath(userWorkflowsPath: string | undefined): st
 export class ScratchpadPlugin extends SimplePlugin {
   private readonly observations: ObservationStore;
   private readonly build: WorkerBuild | undefined;
+  private readonly telemetry: WorkerTelemetry | undefined;
 
   constructor(options: ScratchpadPluginOptions) {
     const resolveModel = createModelResolver({
@@ -154,6 +163,10 @@ export class ScratchpadPlugin extends SimplePlugin {
     });
     this.observations = observations;
     this.build = build;
+    this.telemetry = workerTelemetry(options.telemetry, {
+      defaultModel: options.model,
+      toolInfo: toolInfoOf(toolRegistry),
+    });
   }
 
   // Says at start when other workers on the queue cannot read this worker's archives (a local store).
@@ -167,12 +180,26 @@ export class ScratchpadPlugin extends SimplePlugin {
     // The user's own liveness settings win over the heartbeat pace the activities expect.
     const configured = { ...WORKER_LIVENESS_OPTIONS, ...super.configureWorker(options) };
     const versioning = pluginDeploymentOptions(configured.workerDeploymentOptions, this.build);
-    return { ...configured, sinks: { ...workerSinks(), ...configured.sinks }, ...shared(configured), ...versioning };
+    const own = {
+      ...configured,
+      sinks: { ...workerSinks(), ...configured.sinks },
+      ...shared(configured),
+      ...versioning,
+    };
+    // Telemetry's plugins are SimplePlugins, which configure synchronously.
+    return (this.telemetry?.plugins ?? []).reduce<WorkerOptions>(
+      (next, plugin) => (plugin.configureWorker?.(next) as WorkerOptions | undefined) ?? next,
+      own,
+    );
   }
 
   override configureReplayWorker(options: ReplayWorkerOptions): ReplayWorkerOptions {
     const configured = super.configureReplayWorker(options);
-    return { ...configured, sinks: { ...workerSinks(), ...configured.sinks }, ...shared(configured) };
+    const own = { ...configured, sinks: { ...workerSinks(), ...configured.sinks }, ...shared(configured) };
+    return (this.telemetry?.plugins ?? []).reduce<ReplayWorkerOptions>(
+      (next, plugin) => (plugin.configureReplayWorker?.(next) as ReplayWorkerOptions | undefined) ?? next,
+      own,
+    );
   }
 }
 

@@ -45,11 +45,8 @@ const PARTS: readonly Part[] = [
 /** Past this many cells the line table is not built: the changed middle is shown as removed, then added. */
 const MAX_TABLE_CELLS = 4_000_000;
 
-/**
- * The lines removed from `before` and added in `after`, in order, from a longest common subsequence of lines; the
- * common head and tail are set aside first, so a long section with one changed line costs little.
- */
-export function lineChanges(before: readonly string[], after: readonly string[]): LineChange[] {
+/** How many leading and trailing items two sequences share (the tail never overlapping the head). */
+export function sharedEnds<T>(before: ArrayLike<T>, after: ArrayLike<T>): { head: number; tail: number } {
   let head = 0;
   while (head < before.length && head < after.length && before[head] === after[head]) head++;
   let tail = 0;
@@ -59,6 +56,15 @@ export function lineChanges(before: readonly string[], after: readonly string[])
     before[before.length - 1 - tail] === after[after.length - 1 - tail]
   )
     tail++;
+  return { head, tail };
+}
+
+/**
+ * The lines removed from `before` and added in `after`, in order, from a longest common subsequence of lines; the
+ * common head and tail are set aside first, so a long section with one changed line costs little.
+ */
+export function lineChanges(before: readonly string[], after: readonly string[]): LineChange[] {
+  const { head, tail } = sharedEnds(before, after);
   const a = before.slice(head, before.length - tail);
   const b = after.slice(head, after.length - tail);
   const removed = (line: string): LineChange => ({ op: '-', text: line });
