@@ -21,13 +21,14 @@ import type { Scratchpad } from '../core/scratchpad/scratchpad';
 import { GENAI } from './genai';
 import { memoryChurn, memorySizes } from './memory-churn';
 import type { TelemetrySinks } from './sinks';
+import { runIdGenerator, useIdGenerator } from './workflow-ids';
 
 const { scratchpadTelemetry } = proxySinks<TelemetrySinks>();
 
 /** The workflow types that run one cycle of an agent through the kernel. */
 const CYCLE_TYPES = new Set(['agentCycle', 'subagentCycle', 'investigationCycle', 'stageCycle']);
 /** The agent's messages that start a turn, whose trace the turn's cycle continues. */
-const TURN_UPDATES = new Set(['send', 'runCycle', 'enqueue']);
+const TURN_UPDATES = new Set(['send', 'startTurn', 'runCycle', 'enqueue']);
 const TURN_SIGNALS = new Set(['wake']);
 
 const tracer = () => otel.trace.getTracer('durable-scratchpad');
@@ -183,7 +184,8 @@ class AgentOutbound implements WorkflowOutboundCallsInterceptor {
 }
 
 export const interceptors = (): WorkflowInterceptors => {
-  const type = workflowInfo().workflowType;
+  const { workflowType: type, runId } = workflowInfo();
+  useIdGenerator(runIdGenerator(runId));
   if (CYCLE_TYPES.has(type)) {
     installTelemetryHook({ memoryUpdated: updateMemorySpan });
     return { inbound: [new CycleInbound()] };
