@@ -17,6 +17,7 @@ import { boardCallOptions, createResearchActivities } from './research/board';
 import { createWakeAgent } from './wake-agent';
 import { ModelError, ObservationStoreError, StagedError, ToolError } from '../common/failure-types';
 import { parseWorkflowInput } from '../common/workflow-input';
+import { streamPublisherFor } from './model/stream-publisher';
 import { heartbeating } from './heartbeat';
 import { completeForcedCall } from './model/forced-call';
 import { type ResolveModel, specOfRequest, withAnsweringSpec, withFailedModel } from './model/model-list';
@@ -89,14 +90,18 @@ export function createActivities(dependencies: ActivityDependencies) {
      */
     async callModel(request: ModelRequest): Promise<ModelResponse> {
       const parsed = parseWorkflowInput(ModelRequestSchema(), request, ModelError.BadRequest, 'model request');
-      const { model, tools, fallback, ...rest } = parsed;
+      const { model, tools, fallback, stream, ...rest } = parsed;
       const { spec, models } = specOfRequest(dependencies.resolveModel, model, fallback);
+      const publisher = streamPublisherFor(stream);
       try {
         const provider = dependencies.resolveModel(spec);
         const response = await heartbeating(async (signal) => {
           const offered = offeredTools(tools, await registry.lookup());
-          return completeForcedCall(provider, requestFor(provider, { ...rest, tools: offered }), signal);
+          const sent = requestFor(provider, { ...rest, tools: offered });
+          return completeForcedCall(provider, sent, signal, publisher?.text);
         });
+        // The stream's text reaches the cycle before the reply does, so no reader sees the end before the words.
+        await publisher?.close();
         return withAnsweringSpec(response, spec, models);
       } catch (error) {
         throw withFailedModel(error, spec, models);

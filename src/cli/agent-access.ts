@@ -59,7 +59,7 @@ export async function onAgentQueue(agents: Agents, config: Config, target: Agent
 export async function withAgent<T>(
   agentId: string,
   model: string | undefined,
-  work: (agents: Agents, target: AgentTarget) => Promise<T>,
+  work: (agents: Agents, target: AgentTarget, served: { readonly inProcess: boolean }) => Promise<T>,
   options: { quick?: boolean; create?: boolean } = {},
 ) {
   const context = await agentContext(agentId);
@@ -74,7 +74,7 @@ export async function withAgent<T>(
     config,
     spec,
     agentWorkflowId(agentId),
-    () => runtime.unwrapUpdateErrors(() => work(agents, target)),
+    (served) => runtime.unwrapUpdateErrors(() => work(agents, target, served)),
     options,
   );
 }

@@ -149,6 +149,11 @@ export class WorkerFallback {
     this.running = this.worker.run();
   }
 
+  /** Whether the work is served by a worker in this process, which stops when the command ends. */
+  get inProcess(): boolean {
+    return this.worker !== undefined;
+  }
+
   async close(): Promise<void> {
     if (!this.worker) return;
     this.worker.shutdown();
@@ -162,12 +167,12 @@ export async function withWorker<T>(
   current: Config,
   spec: string | undefined,
   workflowId: string,
-  work: () => Promise<T>,
+  work: (served: { readonly inProcess: boolean }) => Promise<T>,
   options: { quick?: boolean; models?: readonly string[] } = {},
 ): Promise<T> {
   const fallback = new WorkerFallback(temporalClient, current, spec, { models: options.models });
   try {
-    return await fallback.serve(work, workflowId, options);
+    return await fallback.serve(() => work(fallback), workflowId, options);
   } finally {
     await fallback.close();
   }

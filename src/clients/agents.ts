@@ -36,6 +36,7 @@ import {
   runCycleUpdate,
   scratchpadQuery,
   sendUpdate,
+  startTurnUpdate,
   statusQuery,
   waitForCycleUpdate,
   wakeSignal,
@@ -46,6 +47,8 @@ import { type AgentTarget, describeAgent, signalAgent, startAgent, updateAgent }
 import { type CycleStates, type History, decodedCycleStatesFromHistory, fetchHistory } from './histories';
 import { type CycleSummary, listAgentCycles } from './cycle-list';
 import { refusingOversize } from './payload-limit';
+import { requireWorker } from './task-queues';
+import { type FollowOptions, type TurnEvent, TurnStream, followTurn } from './turn-stream';
 
 export { type AgentTarget, describeAgent, signalAgent, updateAgent } from './agent-start';
 export type { CycleSummary } from './cycle-list';
@@ -87,8 +90,29 @@ export class Agents {
    * One chat turn: resolves to the reply as soon as respond ends; reflect runs after, before the agent's next turn.
    * `args.model` runs this turn on that model instead of the agent's (the worker refuses one it does not allow).
    */
-  send(target: AgentTarget, args: SendArgs): Promise<SendResult> {
+  async send(target: AgentTarget, args: SendArgs): Promise<SendResult> {
+    await requireWorker(this.client, target.taskQueue);
     return this.update(target, sendUpdate, [args]);
+  }
+
+  /**
+   * One chat turn, streamed (design.md, Streaming): iterate the result for the reply's text as the model writes it,
+   * its tool calls as they run, and the event that ends it (`done`, `error`, `cancelled`); `result` resolves as `send`
+   * does. Refused at once when no worker polls the agent's task queue.
+   */
+  stream(target: AgentTarget, args: SendArgs, options: Omit<FollowOptions, 'from'> = {}): TurnStream {
+    const started = requireWorker(this.client, target.taskQueue).then(
+      async () => (await this.update(target, startTurnUpdate, [args])).cycleId,
+    );
+    return new TurnStream(started, (cycleId) => this.resume(cycleId, options));
+  }
+
+  /**
+   * The stream of the chat turn `cycleId` (as `send` and `stream` give it) from `options.from` on (the offset after the last event a reader
+   * saw): after a reconnect, no event twice and none missed. Ends with the turn's last event.
+   */
+  resume(cycleId: string, options: FollowOptions = {}): AsyncGenerator<TurnEvent> {
+    return followTurn(this.client, cycleId, options);
   }
 
   /**

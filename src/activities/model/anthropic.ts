@@ -13,7 +13,7 @@ import type {
 import type { CacheTtl, Message, ModelResponse, TextBlock } from '../../core/cycle/model';
 import { systemPrompt } from './system-prompts';
 import { toModelFailure } from './errors';
-import type { ModelProvider, ProviderRequest } from './provider';
+import type { ModelProvider, ProviderRequest, TextListener } from './provider';
 
 /** How to reach the Anthropic Messages API. */
 export interface AnthropicProviderOptions {
@@ -199,10 +199,16 @@ export class AnthropicProvider implements ModelProvider {
     });
   }
 
-  async complete(request: ProviderRequest, signal?: AbortSignal): Promise<ModelResponse> {
+  /**
+   * A reply a person reads as it comes goes through the SDK's message stream (`text` events); the whole message it
+   * ends with, usage included, is the response, as a request without streaming returns it.
+   */
+  async complete(request: ProviderRequest, signal?: AbortSignal, onText?: TextListener): Promise<ModelResponse> {
     const params = messageParams(this.options.model, request);
     try {
-      return toModelResponse(await this.client.messages.create(params, { signal }));
+      if (!onText) return toModelResponse(await this.client.messages.create(params, { signal }));
+      const stream = this.client.messages.stream(params, { signal }).on('text', (delta) => onText(delta));
+      return toModelResponse(await stream.finalMessage());
     } catch (error) {
       // On cancellation rethrow the activity's reason so the worker reports it as cancelled.
       if (signal?.aborted) throw signal.reason;

@@ -1,7 +1,7 @@
 import { type ModelResponse, addUsage } from '../../core/cycle/model';
 import { parseTextAction } from '../../core/cycle/parse';
 import { headCodePoints } from '../../core/text';
-import type { ModelProvider, ProviderRequest } from './provider';
+import type { ModelProvider, ProviderRequest, TextListener } from './provider';
 
 /** Whether `response` makes a call the request forced: a native call of an offered tool, or one in the text. */
 export function makesForcedCall(request: ProviderRequest, response: ModelResponse): boolean {
@@ -28,8 +28,10 @@ export async function completeForcedCall(
   provider: ModelProvider,
   request: ProviderRequest,
   signal?: AbortSignal,
+  onText?: TextListener,
 ): Promise<ModelResponse> {
-  const first = await provider.complete(request, signal);
+  // Only a reply the model may write as text streams: a forced call is never text a user reads.
+  const first = await provider.complete(request, signal, request.toolChoice === 'auto' ? onText : undefined);
   if (request.toolChoice === 'auto' || request.tools.length === 0 || makesForcedCall(request, first)) return first;
   const retried = await provider.complete(
     {

@@ -22,7 +22,8 @@ type StreamedCall = ChatCompletionMessageToolCall & { type: 'function' };
 export async function gatherCompletion(
   chunks: AsyncIterable<ChatCompletionChunk>,
   source: string,
-  onChunk?: (chunk: ChatCompletionChunk) => void,
+  /** Hears the reply's text deltas as they come. */
+  onContent?: (text: string) => void,
 ): Promise<ChatCompletion> {
   let head: Pick<ChatCompletion, 'id' | 'model' | 'created'> | undefined;
   let content: string | null = null;
@@ -31,13 +32,15 @@ export async function gatherCompletion(
   let usage: ChatCompletion['usage'];
   let size = 0;
   for await (const chunk of chunks) {
-    onChunk?.(chunk);
     head ??= { id: chunk.id, model: chunk.model, created: chunk.created };
     if (chunk.usage) usage = chunk.usage;
     const choice = chunk.choices?.find((candidate) => candidate.index === 0);
     if (!choice) continue;
     const { delta } = choice;
-    if (typeof delta?.content === 'string') content = (content ?? '') + delta.content;
+    if (typeof delta?.content === 'string') {
+      content = (content ?? '') + delta.content;
+      if (delta.content !== '') onContent?.(delta.content);
+    }
     for (const piece of delta?.tool_calls ?? []) {
       const call = (calls[piece.index] ??= { id: '', type: 'function', function: { name: '', arguments: '' } });
       if (piece.id) call.id = piece.id;

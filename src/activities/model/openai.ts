@@ -13,7 +13,8 @@ import { excerpt } from './excerpt';
 import { envelopeSystem, speaksEnvelope } from './envelope';
 import { jsonProtocolSystem } from './json-protocol';
 import { type JsonMode, jsonModeOf } from './json-mode';
-import type { ModelProvider, ProviderRequest } from './provider';
+import type { ModelProvider, ProviderRequest, TextListener } from './provider';
+import { replyTextOf } from './reply-text';
 import { systemPrompt } from './system-prompts';
 import { type ServerInfo, serverInfo } from './server-info';
 import type { OpenAIProtocol, OpenAIProtocolChoice } from '../../config';
@@ -130,7 +131,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
     });
   }
 
-  async complete(request: ProviderRequest, signal?: AbortSignal): Promise<ModelResponse> {
+  async complete(request: ProviderRequest, signal?: AbortSignal, onText?: TextListener): Promise<ModelResponse> {
     const protocol = await this.resolveProtocol(signal);
     // Built once: the request's schema, and how its reply decodes.
     const json = protocol === 'json' ? jsonModeOf(request) : undefined;
@@ -142,6 +143,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
       completion = await this.streamed(
         fitToContext(this.params(request, protocol, json), this.contextTokens, this.spec),
         requestSignal,
+        replyTextOf(protocol, json, onText),
       );
     } catch (error) {
       // On cancellation rethrow the activity's reason so the worker reports it as cancelled.
@@ -165,6 +167,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
   private async streamed(
     params: ChatCompletionCreateParamsNonStreaming,
     signal?: AbortSignal,
+    onText?: TextListener,
   ): Promise<ChatCompletion> {
     const { data: stream, response } = await this.client.chat.completions
       .create({ ...params, stream: true, stream_options: { include_usage: true } }, { signal })
@@ -172,7 +175,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
     if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
       return (await response.json()) as ChatCompletion;
     }
-    return gatherCompletion(stream, this.spec);
+    return gatherCompletion(stream, this.spec, onText);
   }
 
   /** The request body: the system prompt, the messages, and the calls asked for in the protocol's way. */

@@ -20,13 +20,20 @@ export interface ProviderRequest {
   cacheTtl?: CacheTtl;
 }
 
+/** Hears a reply's text in pieces, in order. */
+export type TextListener = (text: string) => void;
+
 /** One way to reach a model. Providers throw `ApplicationFailure`s typed `ModelError.*`; Temporal retries. */
 export interface ModelProvider {
   /** Human-readable spec, e.g. `anthropic:claude-sonnet-5-5`. */
   readonly spec: string;
   /** Whether it takes user messages in blocks with cache marks; a provider without it gets each as one text. */
   readonly readsCacheMarks?: boolean;
-  complete(request: ProviderRequest, signal?: AbortSignal): Promise<ModelResponse>;
+  /**
+   * `onText` hears the reply's text as it comes (design.md, Streaming), as a user would read it: never the JSON of a
+   * call, whatever the protocol carries it in. The resolved response is still the whole reply.
+   */
+  complete(request: ProviderRequest, signal?: AbortSignal, onText?: TextListener): Promise<ModelResponse>;
   /** How it asks the model for calls, once known (`tools`, `json`, `text`); absent for providers with one way. */
   readonly protocol?: string;
   /** Finds out how to ask for calls (an OpenAI-compatible spec without `#...` probes its server). */

@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { type ModelResponse, contentText } from '../../core/cycle/model';
-import type { ModelProvider, ProviderRequest } from './provider';
+import type { ModelProvider, ProviderRequest, TextListener } from './provider';
 import { ScriptedProvider, type ScriptEntry, type ScriptedRequest } from './scripted';
 import { ModelError } from '../../common/failure-types';
 
@@ -23,7 +23,7 @@ export class RoutedScriptedProvider implements ModelProvider {
     return this.routes.get(key)?.requests ?? [];
   }
 
-  async complete(request: ProviderRequest, signal?: AbortSignal): Promise<ModelResponse> {
+  async complete(request: ProviderRequest, signal?: AbortSignal, onText?: TextListener): Promise<ModelResponse> {
     const first = request.messages[0];
     const lines = first ? contentText(first.content).split('\n') : [];
     // A worker's brief opens its first message; a cycle's prompt carries it in the workspace section.
@@ -32,6 +32,6 @@ export class RoutedScriptedProvider implements ModelProvider {
     if (!route) {
       throw ApplicationFailure.nonRetryable(`no script for "${key.slice(0, 200)}"`, ModelError.ScriptExhausted);
     }
-    return { ...(await route.complete(request, signal)), model: this.spec };
+    return { ...(await route.complete(request, signal, onText)), model: this.spec };
   }
 }

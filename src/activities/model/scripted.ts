@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { type ModelResponse, type Usage, messagesChars } from '../../core/cycle/model';
 import { flattenToolUse } from '../../core/cycle/flatten-messages';
 import { systemPrompt } from './system-prompts';
-import type { ModelProvider, ProviderRequest } from './provider';
+import type { ModelProvider, ProviderRequest, TextListener } from './provider';
 import { ModelError } from '../../common/failure-types';
 
 /** One scripted reply: native tool calls, text, both, or a thrown `ApplicationFailure`. */
@@ -47,8 +47,9 @@ export const ScriptEntrySchema = z
   .refine((entry) => [entry.text, entry.tool, entry.calls, entry.error].some((value) => value !== undefined), {
     message: 'an entry needs "text", "tool", "calls" or "error"',
   })
-  .refine((entry) => !entry.error || [entry.text, entry.tool, entry.calls].every((value) => value === undefined), {
-    message: '"error" cannot be combined with "text", "tool" or "calls"',
+  // With "error", "text" is what a streamed reply wrote before it failed.
+  .refine((entry) => !entry.error || [entry.tool, entry.calls].every((value) => value === undefined), {
+    message: '"error" cannot be combined with "tool" or "calls"',
   })
   .refine((entry) => entry.args === undefined || entry.tool !== undefined, { message: '"args" needs "tool"' });
 export type ScriptEntry = z.input<typeof ScriptEntrySchema>;
@@ -92,6 +93,23 @@ function estimateTokens(characters: number): number {
   return Math.round(characters / 4);
 }
 
+/** Pieces a streamed scripted reply comes in: words, at most this many. */
+const STREAMED_PIECES = 8;
+
+/** A scripted reply written out in pieces of words, `delayMs` spread over them as a model's time would be. */
+async function writeOut(text: string, delayMs: number, onText: TextListener, signal?: AbortSignal): Promise<void> {
+  const words = text.match(/\S+\s*|\s+/g) ?? [];
+  const size = Math.max(1, Math.ceil(words.length / STREAMED_PIECES));
+  const pieces: string[] = [];
+  for (let index = 0; index < words.length; index += size) pieces.push(words.slice(index, index + size).join(''));
+  const pause = delayMs / (pieces.length + 1);
+  for (const piece of pieces) {
+    if (pause > 0) await sleep(pause, undefined, { signal });
+    onText(piece);
+  }
+  if (pause > 0) await sleep(pause, undefined, { signal });
+}
+
 /** A request as the scripted model records it: tool use flattened to text, the offered tools by name. */
 export type ScriptedRequest = Omit<ProviderRequest, 'tools'> & { tools: string[] };
 
@@ -129,7 +147,7 @@ export class ScriptedProvider implements ModelProvider {
     return this.entries.length - this.cursor;
   }
 
-  async complete(given: ProviderRequest, signal?: AbortSignal): Promise<ModelResponse> {
+  async complete(given: ProviderRequest, signal?: AbortSignal, onText?: TextListener): Promise<ModelResponse> {
     // A script reads text, as a model on the JSON text protocol does: tool use becomes the turn's results block.
     const request = { ...given, messages: flattenToolUse(given.messages) };
     this.requests.push(structuredClone({ ...request, tools: request.tools.map((tool) => tool.name) }));
@@ -144,12 +162,13 @@ export class ScriptedProvider implements ModelProvider {
     }
     if (!matched) this.cursor++;
     const callNumber = this.requests.length;
-    if (entry.delayMs) await sleep(entry.delayMs, undefined, { signal });
+    const text = entry.text ?? '';
+    if (onText) await writeOut(text, entry.delayMs ?? 0, onText, signal);
+    else if (entry.delayMs) await sleep(entry.delayMs, undefined, { signal });
     if (entry.error) {
       const { type, message, nonRetryable, nextRetryDelayMs } = entry.error;
       throw ApplicationFailure.create({ type, message, nonRetryable, nextRetryDelay: nextRetryDelayMs });
     }
-    const text = entry.text ?? '';
     const scripted = [...(entry.tool ? [{ tool: entry.tool, args: entry.args ?? {} }] : []), ...(entry.calls ?? [])];
     const toolCalls = scripted.map((call, index) => ({
       id: index === 0 ? `call_${callNumber}` : `call_${callNumber}_${index + 1}`,

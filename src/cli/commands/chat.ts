@@ -13,6 +13,13 @@ import { WORKER_MODEL } from '../options';
 import { adoptedCycle, turnNotices } from '../turns';
 import { agentWorkflowId } from '../../common/ids';
 import { AgentFollower, agentMark } from '../follow';
+import { type TurnOutput, memoryLineOf, memoryUpdatedLine, printTurn } from '../turn-printer';
+
+/** A streamed reply on stdout, with its tool calls beside it, as the conversation reads. */
+const chatOutput: TurnOutput = {
+  text: (text) => process.stdout.write(text),
+  line: (line) => process.stdout.write(`${line}\n`),
+};
 
 const HELP =
   'Type a message and press Enter. /scratchpad shows the scratchpad, /directive TEXT sends a directive, /quit leaves. ' +
@@ -63,9 +70,12 @@ class Interrupts {
   }
 }
 
-/** What a finished turn prints: the reply when there is one, and one line on any outcome but `completed`. */
-function turnText(result: SendResult): string {
-  const reply = result.reply.trim() === '' ? '' : `agent> ${result.reply}\n`;
+/**
+ * What a finished turn prints: the reply when there is one (unless the stream printed it already), and one line on
+ * any outcome but `completed`.
+ */
+function turnText(result: SendResult, printed: boolean): string {
+  const reply = result.reply.trim() === '' || printed ? '' : `agent> ${result.reply}\n`;
   if (result.outcome === 'completed') return reply;
   if (result.outcome === 'cancelled') return '(turn cancelled)\n';
   const reason = result.error ? `: ${result.error.replace(/\s*\n\s*/g, ' ')}` : '';
@@ -90,7 +100,11 @@ async function cancelTurn(agents: Agents, target: AgentTarget, previous: string 
 
 /** `scratchpad chat AGENT`: an interactive prompt where each line is one `send`. */
 export default defineCommand(
-  (command) => command.argument('<agent>', 'agent id').option(...WORKER_MODEL),
+  (command) =>
+    command
+      .argument('<agent>', 'agent id')
+      .option(...WORKER_MODEL)
+      .option('--no-stream', "print each reply once it has ended, with the turn's steps meanwhile"),
   async (agentId, options) => {
     const context = await agentContext(agentId);
     const spec = runtime.inProcessModel(context.config, options.model);
@@ -157,11 +171,14 @@ export default defineCommand(
           } else {
             const waiting = new AbortController();
             const args = { message: line, ...(options.model ? { model: options.model } : {}) };
-            const send = () => client.withAbortSignal(waiting.signal, () => agents.send(target, args));
-            // The turn's steps on stderr until its reply; reflect, after it, goes on without a word.
+            // Streamed, the reply and its tool calls print as they come; otherwise the turn's steps go to stderr until
+            // its reply. Reflect, after it, goes on without a word.
+            const send = options.stream
+              ? () => printTurn(agents.stream(target, args, { signal: waiting.signal }), chatOutput, 'agent> ')
+              : () => client.withAbortSignal(waiting.signal, () => agents.send(target, args));
             const quiet = new AbortController();
-            const mark = await agentMark(client, agentId);
-            const follower = new AgentFollower(client, agentId, mark, { signal: quiet.signal, indent: '  ' });
+            const mark = options.stream ? undefined : await agentMark(client, agentId);
+            const follower = mark && new AgentFollower(client, agentId, mark, { signal: quiet.signal, indent: '  ' });
             const turn = runtime
               .unwrapUpdateErrors(() => fallback.serve(send, agentWorkflowId(agentId)))
               .finally(() => quiet.abort());
@@ -194,12 +211,14 @@ export default defineCommand(
             }
             const result = await turn;
             // The waiting indicator is erased before the reply is printed.
-            await follower.done;
+            await follower?.done;
             lastCycleId = result.cycleId;
-            process.stdout.write(turnText(result));
+            process.stdout.write(turnText(result, options.stream));
             // The next turn waits for this one's reflect in the agent anyway; meanwhile its outcome is worth a line.
             const record = await adoptedCycle(agents, agentId, result.cycleId);
             for (const notice of turnNotices(record)) process.stdout.write(`(${notice})\n`);
+            const updated = record && memoryUpdatedLine(record, await memoryLineOf(client, result.cycleId));
+            if (updated) process.stdout.write(`(${updated})\n`);
           }
         } catch (error) {
           // One line whatever failed (a refused send, a lost connection): the conversation goes on.

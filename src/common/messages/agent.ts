@@ -10,6 +10,7 @@ import type {
   RunCycleArgs,
   SendArgs,
   SendResult,
+  TurnStart,
   WakeArgs,
 } from '../../core/agent/agent';
 import type { WaitForCycleArgs } from '../../core/agent/cycle-wait';
@@ -20,6 +21,11 @@ import type { Decision, DecisionArgs, PendingApproval } from '../../core/tools/a
 
 /** A chat turn: respond, then reflect; returns the reply as soon as respond ends (reflect runs after). */
 export const sendUpdate = defineUpdate<SendResult, [SendArgs]>('send');
+/**
+ * A chat turn whose reply is read from its stream (design.md, Streaming): answers with the turn's cycle id once its
+ * cycle has started; the cycle's `turnStream` query then has the reply as it comes.
+ */
+export const startTurnUpdate = defineUpdate<TurnStart, [SendArgs]>('startTurn');
 /** A task cycle with optional tasks enqueued first; returns when it has finished. */
 export const runCycleUpdate = defineUpdate<CycleRecord, [RunCycleArgs]>('runCycle');
 /** Adds tasks and goals to the active scratchpad. */

@@ -1,5 +1,6 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { TraceEntry } from '../../core/cycle/input';
+import type { StreamChunk, StreamPage, StreamPageArgs } from '../../core/cycle/turn-stream';
 import type { Scratchpad } from '../../core/scratchpad/scratchpad';
 import type {
   ApprovalWait,
@@ -27,3 +28,7 @@ export const cycleApprovalsQuery = defineQuery<PendingApproval[]>('approvals');
 export const cycleDecisionSignal = defineSignal<[ForwardedDecision]>('decision');
 /** Sent by a cycle to its parent (and relayed up by a parent cycle): a call of it starts or stops waiting. */
 export const approvalWaitSignal = defineSignal<[ApprovalWait]>('approvalWait');
+/** A batch of a model call's reply text, sent by the `callModel` activity to the cycle it serves. */
+export const streamChunkSignal = defineSignal<[StreamChunk]>('streamChunk');
+/** The turn's stream from an offset on (design.md, Streaming). */
+export const turnStreamQuery = defineQuery<StreamPage, [StreamPageArgs?]>('turnStream');

@@ -176,6 +176,11 @@ export interface SendResult {
   error?: string;
 }
 
+/** A streamed chat turn, once its cycle has started: the cycle whose `turnStream` query has the reply. */
+export interface TurnStart {
+  cycleId: string;
+}
+
 export interface AgentStatus {
   agentId: string;
   cycleCount: number;

@@ -73,6 +73,8 @@ export const cycleInputShape = () => ({
   maxOutputTokens: OutputCapsSchema().optional(),
   /** Heartbeat timeouts by activity kind; absent kinds take the default (core/cycle/liveness.ts). */
   heartbeatTimeoutMs: HeartbeatTimeoutsSchema().optional(),
+  /** A chat turn's reply goes to its stream as the model writes it (design.md, Streaming), not only at its end. */
+  stream: z.boolean().optional(),
 });
 
 /**

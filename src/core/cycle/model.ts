@@ -157,6 +157,11 @@ export const ModelRequestSchema = getterOf(
     /** How long the provider keeps the cached prefix (Anthropic: 5 minutes by default, or 1 hour). */
     cacheTtl: CacheTtlSchema().optional(),
     maxTokens: z.number().int().positive().max(MAX_OUTPUT_TOKENS).default(2048),
+    /**
+     * The reply's text goes to the calling workflow's turn stream as it comes, as this model call of the turn
+     * (design.md, Streaming); absent, the reply comes back whole only.
+     */
+    stream: z.number().int().min(1).max(10_000).optional(),
   }),
 );
 

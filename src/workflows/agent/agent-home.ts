@@ -13,6 +13,7 @@ import {
   RunCycleArgsSchema,
   SendArgsSchema,
   type SendResult,
+  type TurnStart,
   withNotice,
 } from '../../core/agent/agent';
 import { fitHandover } from '../../core/agent/handover';
@@ -95,6 +96,12 @@ export class AgentHome {
   send(args: unknown): Promise<SendResult> {
     const { message, model } = SendArgsSchema().parse(args);
     return this.queue.ask(message, model);
+  }
+
+  /** A chat turn streamed to whoever reads it: answers with its cycle id once that cycle has started. */
+  async startTurn(args: unknown): Promise<TurnStart> {
+    const { message, model } = SendArgsSchema().parse(args);
+    return { cycleId: await this.queue.begin(message, model) };
   }
 
   /** Cancels the running cycle (the validator checked it is `args.cycleId`); resolves once it is recorded. */
@@ -235,6 +242,7 @@ export class AgentHome {
     // A cycle takes at most its cap of directives; the rest stay held, in order, for the next one.
     const input = cycleInputFor(item, this, cycleId, this.heldDirectives.splice(0, MAX_CYCLE_DIRECTIVES));
     const child = (this.running = new RunningCycle(input, summaryOf(item, this.scratchpad), approvals));
+    this.queue.started(item, cycleId);
     const result = await child.run();
     this.running = null;
     const record = adoptCycle(this, child, result);

@@ -20,6 +20,7 @@ import {
   runCycleUpdate,
   scratchpadQuery,
   sendUpdate,
+  startTurnUpdate,
   statusQuery,
   waitForCycleUpdate,
   wakeSignal,
@@ -46,6 +47,9 @@ function registerHandlers(home: AgentHome): void {
   setHandler(directivesQuery, () => home.directiveLog);
   setHandler(statusQuery, () => home.status());
   setHandler(sendUpdate, (args) => home.send(args), { validator: (args) => validate(SendArgsSchema(), args) });
+  setHandler(startTurnUpdate, (args) => home.startTurn(args), {
+    validator: (args) => validate(SendArgsSchema(), args),
+  });
   setHandler(runCycleUpdate, (args) => home.runCycle(args), {
     validator: (args) => validateQueue(home.scratchpad, RunCycleArgsSchema(), args),
   });

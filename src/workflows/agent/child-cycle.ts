@@ -40,6 +40,7 @@ export function cycleInputFor(
       ...common,
       trigger: 'chat',
       message: item.message,
+      ...(item.stream && { stream: true }),
       maxIterations,
       model: item.model || settings.model,
       reflectModel,

@@ -5,7 +5,7 @@ import type { Trigger } from '../../core/cycle/input';
 
 /** Work for one cycle: a chat turn, or a task cycle with optional overrides. */
 export type Work =
-  | { kind: 'chat'; message: string; model?: string }
+  | { kind: 'chat'; message: string; model?: string; stream?: boolean }
   | {
       kind: 'task';
       trigger: Trigger;
@@ -28,6 +28,9 @@ export class WorkQueue {
   private readonly finished = new Map<number, Finished>();
   private readonly replies = new Map<number, ReplyArgs>();
   private readonly awaited = new Set<number>();
+  /** Streamed turns not started yet, and the cycle ids of those started, until their `startTurn` has answered. */
+  private readonly starting = new Set<number>();
+  private readonly cycleIds = new Map<number, string>();
   private running: WorkItem | undefined;
   private nextId = 1;
 
@@ -53,6 +56,22 @@ export class WorkQueue {
     if (reply) return { reply: reply.reply, cycleId: reply.cycleId, outcome: reply.outcome };
     const { cycleId, outcome, error } = (finished as Finished).record;
     return { reply: finished?.reply ?? '', cycleId, outcome, ...(error ? { error } : {}) };
+  }
+
+  /** Queues a streamed chat turn; resolves with its cycle id once it has started. Its reply is read from its stream. */
+  async begin(message: string, model?: string): Promise<string> {
+    const id = this.nextId++;
+    this.starting.add(id);
+    this.items.push({ id, kind: 'chat', message, ...(model ? { model } : {}), stream: true });
+    await condition(() => this.cycleIds.has(id));
+    const cycleId = this.cycleIds.get(id) as string;
+    this.cycleIds.delete(id);
+    return cycleId;
+  }
+
+  /** The item's cycle has started, as `cycleId`. */
+  started(item: WorkItem, cycleId: string): void {
+    if (this.starting.delete(item.id)) this.cycleIds.set(item.id, cycleId);
   }
 
   /** The reply of the chat turn that runs now, for whoever waits for it; the cycle still runs (reflect). */
@@ -94,6 +113,6 @@ export class WorkQueue {
 
   /** Only wakes can be handed over to the next run; work someone awaits (send, runCycle) is done in this run. */
   canHandOver(): boolean {
-    return this.items.every((item) => item.kind === 'task' && !this.awaited.has(item.id));
+    return this.cycleIds.size === 0 && this.items.every((item) => item.kind === 'task' && !this.awaited.has(item.id));
   }
 }

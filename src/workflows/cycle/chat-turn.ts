@@ -41,7 +41,7 @@ async function respond(run: CycleRun, chat: ChatTurn): Promise<{ reply: string; 
     });
     // Rebuilt from a smaller memory when the context refuses it; the trace counts what was sent last.
     let sent = build();
-    const response = await run.callModel(sent, () => (sent = build()));
+    const response = await run.callModel(sent, () => (sent = build()), true);
     const { messages } = sent;
     lastText = response.text;
     run.replyCut = isCut(response);
@@ -117,6 +117,7 @@ export async function runChatTurn(run: CycleRun, chat: ChatTurn): Promise<{ repl
   const turn = await respond(run, chat);
   // Kept on the run so a reflect that fails for good does not also lose the reply the user paid for.
   run.reply = turn.reply;
+  run.stream.end({ type: 'done', reply: turn.reply, outcome: turn.outcome, ...(run.replyCut && { cut: true }) });
   if (!chat.twoPhase) return turn;
   for (const feature of run.features) feature.replied?.({ cycleId: run.cycleId, ...turn });
   await reflect(run, chat, turn.reply);

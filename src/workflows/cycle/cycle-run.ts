@@ -33,6 +33,7 @@ import { CycleApprovals } from './approvals';
 import type { CycleFeature, ToolHandler } from './tool-handler';
 import { runCycleToolCall } from './tool-call';
 import { heartbeatTimeoutOf } from '../../core/cycle/liveness';
+import { TurnStreamLog } from '../../core/cycle/turn-stream';
 
 /**
  * The mutable state of one cycle execution: the live scratchpad, trace, usage and directive inbox, the features it
@@ -58,6 +59,9 @@ export class CycleRun {
   /** How many `runTool` calls each step has made, for their idempotency keys. */
   readonly callsAt = new Map<number, number>();
   readonly inbox: DirectiveInbox;
+  /** The turn's stream: reply text as it comes (when the input asks for it), tool calls, and the end. */
+  readonly stream = new TurnStreamLog();
+  private streamCalls = 0;
   private readonly activities: Pick<Activities, 'callModel' | 'runTool'>;
   private readonly handlers = new Map<string, ToolHandler>();
   readonly tools: CycleTools;
@@ -117,14 +121,18 @@ export class CycleRun {
    * archives half its rendered size, a note says so, and the request `rebuild` makes from the smaller memory is sent
    * once more.
    */
-  async callModel(request: ModelRequest, rebuild?: () => ModelRequest): Promise<ModelResponse> {
-    return this.models.call(this, request, rebuild);
+  async callModel(request: ModelRequest, rebuild?: () => ModelRequest, streamed = false): Promise<ModelResponse> {
+    return this.models.call(this, request, rebuild, streamed);
   }
 
-  /** One `callModel` activity, its usage counted. */
-  async callModelOnce(request: ModelRequest): Promise<ModelResponse> {
+  /**
+   * One `callModel` activity, its usage counted. `streamed`: its text goes to the turn's stream as it comes, when the
+   * input asks for that; each activity is a call of its own there, so a fallback's or a retry's text is told apart.
+   */
+  async callModelOnce(request: ModelRequest, streamed = false): Promise<ModelResponse> {
     const { cacheTtl } = this.input;
-    const response = await this.activities.callModel(cacheTtl ? { ...request, cacheTtl } : request);
+    const stream = streamed && this.input.stream ? { stream: ++this.streamCalls } : {};
+    const response = await this.activities.callModel({ ...request, ...(cacheTtl ? { cacheTtl } : {}), ...stream });
     this.usage = addUsage(this.usage, response.usage);
     this.usageByModel[response.model] = addUsage(this.usageByModel[response.model] ?? ZERO_USAGE, response.usage);
     return response;

@@ -64,9 +64,14 @@ export class ModelFallbacks {
   answeredBy: string | undefined;
 
   /** One cycle's call through the list `request.model` names; with `rebuild`, each model gets context recovery. */
-  call(run: CycleRun, request: ModelRequest, rebuild: (() => ModelRequest) | undefined): Promise<ModelResponse> {
+  call(
+    run: CycleRun,
+    request: ModelRequest,
+    rebuild: (() => ModelRequest) | undefined,
+    streamed = false,
+  ): Promise<ModelResponse> {
     const send = (first: ModelRequest, fallback: number) => {
-      const once = (sent: ModelRequest) => run.callModelOnce(withFallback(sent, fallback));
+      const once = (sent: ModelRequest) => run.callModelOnce(withFallback(sent, fallback), streamed);
       return rebuild ? callWithinContext(run, once, first, rebuild) : once(first);
     };
     const note = (line: string) => {

@@ -16,7 +16,16 @@ import { PAYLOAD_BUDGET_BYTES, newestWithin } from '../../core/payload';
 import { parsedOrDropped } from '../../common/parse-or-drop';
 import type { Scratchpad } from '../../core/scratchpad/scratchpad';
 import { cycleOutcomeKey } from '../../common/search-attributes';
-import { afterQuery, beforeQuery, currentQuery, directiveSignal, traceQuery } from '../../common/messages/cycle';
+import {
+  afterQuery,
+  beforeQuery,
+  currentQuery,
+  directiveSignal,
+  streamChunkSignal,
+  traceQuery,
+  turnStreamQuery,
+} from '../../common/messages/cycle';
+import { StreamChunkSchema, StreamPageArgsSchema } from '../../core/cycle/turn-stream';
 import { failureMessage } from '../../common/failure';
 import { HEARTBEAT_TIMEOUT } from './activity-options';
 import { runChatTurn } from './chat-turn';
@@ -60,6 +69,11 @@ export async function runCycle(input: ParsedCycleInput, features: readonly Cycle
     if (text !== undefined) run.inbox.receive(text);
   });
   run.approvals.register();
+  setHandler(streamChunkSignal, (raw) => {
+    const chunk = parsedOrDropped(StreamChunkSchema(), raw, 'streamChunk');
+    if (chunk) run.stream.chunk(chunk);
+  });
+  setHandler(turnStreamQuery, (raw) => run.stream.page(StreamPageArgsSchema().parse(raw).from));
 
   let outcome: CycleOutcome;
   let reply: string | undefined;
@@ -74,6 +88,7 @@ export async function runCycle(input: ParsedCycleInput, features: readonly Cycle
     else outcome = await runTaskLoop(run);
   } catch (err) {
     if (isCancellation(err)) {
+      run.stream.end({ type: 'cancelled' });
       recordEnd(run, 'cancelled', undefined, true);
       throw err;
     }
@@ -81,7 +96,10 @@ export async function runCycle(input: ParsedCycleInput, features: readonly Cycle
     error = failureMessage(err);
     reply = run.reply;
     run.state = { ...input.before, notes: `Cycle ${cycleId} failed: ${error}` };
+    run.stream.end({ type: 'error', message: error });
   }
+  // A task cycle's stream has its tool calls; it ends with the cycle (a chat turn's ended with its reply).
+  run.stream.end({ type: 'done', reply: reply ?? '', outcome });
   run.noteDropped();
   after = run.state;
   run.publish(`end: ${outcome}`, `**Outcome:** ${outcome}${error ? ` — ${error}` : ''}\n\n`);

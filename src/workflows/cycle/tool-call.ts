@@ -59,7 +59,9 @@ async function runOnce(
 ): Promise<Observation> {
   const { agentId } = run.input;
   const call = { ...run.callContext(), cycleId: run.cycleId, agentId, step, name: action.tool, args: action.args };
+  run.stream.tool('start', action.tool, action.args);
   const observation = await run.tools.run({ ...call, idempotencyKey: key }, decision !== undefined);
+  run.stream.tool('end', action.tool, undefined, observation.ok);
   if (isStoredObservation(observation)) run.hasStoredObservations = true;
   for (const feature of run.features) feature.observe?.(action, observation);
   return decision ? approvedObservation(observation, decision) : observation;
