@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { runCli } from '../helpers/cli';
 import { uniqueId, waitFor } from '../helpers/temporal';
-import { type Jaeger, startJaeger } from './jaeger';
+import { type Jaeger, startJaeger } from '../../src/dev-server/jaeger';
 
 jest.setTimeout(180_000);
 

@@ -5,7 +5,7 @@ import { agentWorkflowId, cycleWorkflowId } from '../../src/common/ids';
 import { approvalsQuery, decideUpdate } from '../../src/common/messages/agent';
 import { shutdownTelemetry, startTelemetry } from '../../src/telemetry';
 import { testEnvironment, uniqueId, uniqueTaskQueue, waitFor } from '../helpers/temporal';
-import { type Jaeger, type StoredSpan, startJaeger } from './jaeger';
+import { type Jaeger, type StoredSpan, startJaeger } from '../../src/dev-server/jaeger';
 import { tracedBundle, tracedClient, tracedWorker } from './traced-worker';
 
 jest.setTimeout(180_000);

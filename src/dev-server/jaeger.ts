@@ -3,11 +3,14 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from '../../src/dev-server/free-port';
-import { stopProcess } from '../../src/dev-server/process-control';
-import { waitFor } from '../helpers/temporal';
+import { freePort } from './free-port';
+import { stopProcess } from './process-control';
+import { packageRoot } from '../config/paths';
 
-const SCRIPT = path.resolve(__dirname, '..', '..', 'scripts', 'ensure-jaeger.sh');
+/** Where the script is: the repository's scripts/, from src/ or dist/src/ alike. */
+function script(): string {
+  return path.join(packageRoot(), 'scripts', 'ensure-jaeger.sh');
+}
 
 /** A span as Jaeger's query API returns it, with its tags as one record. */
 export interface StoredSpan {
@@ -20,7 +23,10 @@ export interface StoredSpan {
   events: { name: string; fields: Record<string, unknown> }[];
 }
 
-/** Jaeger v2 on free loopback ports: OTLP/HTTP in, traces in memory read back by its query API, metrics on a scrape. */
+/**
+ * Jaeger v2 on free loopback ports, for the telemetry tests and bench: OTLP/HTTP in, traces in memory read back by
+ * its query API, metrics (which Jaeger does not store) through the collector's prometheus exporter.
+ */
 export interface Jaeger {
   /** OTEL_EXPORTER_OTLP_ENDPOINT for a process that sends here. */
   otlpEndpoint: string;
@@ -34,7 +40,7 @@ export interface Jaeger {
 
 /** The cached Jaeger binary (scripts/ensure-jaeger.sh builds it with Go on first use, about 5 minutes). */
 export async function ensureJaeger(): Promise<string> {
-  const { stdout } = await promisify(execFile)(SCRIPT, [], { timeout: 30 * 60_000 });
+  const { stdout } = await promisify(execFile)(script(), [], { timeout: 30 * 60_000 });
   return stdout.trim();
 }
 
@@ -101,6 +107,8 @@ function record(entries: { key: string; value: unknown }[] = []): Record<string,
   return Object.fromEntries(entries.map((entry) => [entry.key, entry.value]));
 }
 
+const START_TIMEOUT_MS = 30_000;
+
 /** Starts Jaeger and waits until both its OTLP receiver and its query API answer. */
 export async function startJaeger(): Promise<Jaeger> {
   const binary = await ensureJaeger();
@@ -150,25 +158,24 @@ export async function startJaeger(): Promise<Jaeger> {
       fs.rmSync(folder, { recursive: true, force: true });
     },
   };
-  try {
-    await waitFor(
-      async () => {
-        if (child.exitCode !== null) throw new Error(`jaeger exited: ${log.slice(-1000)}`);
-        const [services, receiver] = await Promise.all([
-          fetch(`${query}/api/services`),
-          fetch(`${otlpEndpoint}/v1/traces`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: '{}',
-          }),
-        ]);
-        return services.ok && receiver.ok;
-      },
-      { timeoutMs: 30_000, what: 'jaeger answering on its query and OTLP ports' },
-    );
-  } catch (error) {
-    await jaeger.stop();
-    throw error;
+  const answers = async () => {
+    const [services, receiver] = await Promise.all([
+      fetch(`${query}/api/services`),
+      fetch(`${otlpEndpoint}/v1/traces`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      }),
+    ]);
+    return services.ok && receiver.ok;
+  };
+  for (const deadline = Date.now() + START_TIMEOUT_MS; ;) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      await jaeger.stop();
+      throw new Error(`jaeger did not start: ${log.slice(-1000)}`);
+    }
+    if (await answers().catch(() => false)) break;
+    await new Promise((resolve) => setTimeout(resolve, 200));
   }
   return jaeger;
 }
