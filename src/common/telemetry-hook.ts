@@ -13,9 +13,21 @@ export interface MemoryUpdateEvent {
   archivedChars: number;
 }
 
+/** A tool call that waits for a person's decision. */
+export interface ApprovalWaitEvent {
+  tool: string;
+  /** The approval's call id (`<iteration>.<n>`), as `approve` and `deny` name it. */
+  callId: string;
+  cycleId: string;
+}
+
 /** What workflow code tells telemetry of, when a worker runs with telemetry on. */
 export interface WorkflowTelemetryHook {
   memoryUpdated(event: MemoryUpdateEvent): void;
+  /** A call starts waiting; the function returned hears how the wait ended. */
+  approvalWaiting(event: ApprovalWaitEvent): (decision: { decision: string; by: string }) => void;
+  /** A directive signal was dropped (malformed, oversized, past a cap). */
+  directiveDropped(): void;
 }
 
 // A global of the workflow's own (the SDK gives each workflow its own globals), set by telemetry's workflow

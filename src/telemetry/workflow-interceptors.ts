@@ -15,13 +15,14 @@ import {
   proxySinks,
   workflowInfo,
 } from '@temporalio/workflow';
-import { type MemoryUpdateEvent, installTelemetryHook } from '../common/telemetry-hook';
+import { installTelemetryHook } from '../common/telemetry-hook';
 import type { CycleResult } from '../core/cycle/input';
 import type { Scratchpad } from '../core/scratchpad/scratchpad';
 import { GENAI } from './genai';
 import { memoryChurn, memorySizes } from './memory-churn';
 import type { TelemetrySinks } from './sinks';
 import { runIdGenerator, useIdGenerator } from './workflow-ids';
+import { workflowHook } from './workflow-hook';
 
 const { scratchpadTelemetry } = proxySinks<TelemetrySinks>();
 
@@ -39,28 +40,6 @@ interface CycleStart {
   kind?: string;
   message?: string;
   before?: Scratchpad;
-}
-
-function updateMemorySpan({ agentId, before, after, args, rejected, archivedChars }: MemoryUpdateEvent): void {
-  const churn = memoryChurn(before, after);
-  const span = tracer().startSpan('update_memory', {
-    attributes: {
-      [GENAI.operation]: 'update_memory',
-      'gen_ai.memory.store.id': agentId,
-      'gen_ai.memory.store.name': 'scratchpad',
-      'gen_ai.memory.sections': churn.sections,
-      'gen_ai.memory.chars_added': churn.charsAdded,
-      'gen_ai.memory.chars_removed': churn.charsRemoved,
-      'gen_ai.memory.archived_chars': archivedChars,
-      // Dropped by the worker unless content is captured (telemetry/content.ts).
-      'gen_ai.memory.content': JSON.stringify(args ?? null).slice(0, 16 * 1024),
-    },
-  });
-  if (rejected !== undefined) {
-    span.setAttributes({ [GENAI.errorType]: 'rejected', 'gen_ai.memory.rejected_reason': rejected.slice(0, 1000) });
-    span.setStatus({ code: otel.SpanStatusCode.ERROR, message: 'update rejected' });
-  }
-  span.end();
 }
 
 /** Ends `span` with what the cycle's result says, and reports the cycle to the worker's metrics. */
@@ -186,10 +165,8 @@ class AgentOutbound implements WorkflowOutboundCallsInterceptor {
 export const interceptors = (): WorkflowInterceptors => {
   const { workflowType: type, runId } = workflowInfo();
   useIdGenerator(runIdGenerator(runId));
-  if (CYCLE_TYPES.has(type)) {
-    installTelemetryHook({ memoryUpdated: updateMemorySpan });
-    return { inbound: [new CycleInbound()] };
-  }
+  installTelemetryHook(workflowHook(scratchpadTelemetry));
+  if (CYCLE_TYPES.has(type)) return { inbound: [new CycleInbound()] };
   if (type === 'agent') {
     const turns = new TurnTraces();
     return { inbound: [new AgentInbound(turns)], outbound: [new AgentOutbound(turns)] };

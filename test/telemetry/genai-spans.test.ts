@@ -70,6 +70,8 @@ describe('traces and metrics in the GenAI conventions, read back from Jaeger', (
     await worker.runUntil(async () => {
       const answer = await agents.send({ agentId, taskQueue }, { message: `Remember ${SECRET}, please.` });
       expect(answer.reply).toContain(SECRET);
+      // A malformed directive, which the agent drops (and counts).
+      await agents.client.workflow.getHandle(agentWorkflowId(agentId)).signal('directive', 42);
       await agents.waitForCycle({ agentId }, answer.cycleId);
       await agents.client.workflow.getHandle(agentWorkflowId(agentId)).terminate();
     });
@@ -158,6 +160,7 @@ describe('traces and metrics in the GenAI conventions, read back from Jaeger', (
       'durable_scratchpad_memory_size',
       'durable_scratchpad_memory_churn_bucket',
       'durable_scratchpad_memory_turns_since_change',
+      'durable_scratchpad_directives_dropped',
     ];
     const text = await waitFor(
       () => jaeger.metrics(),
@@ -215,5 +218,15 @@ describe('traces and metrics in the GenAI conventions, read back from Jaeger', (
     expect(cycle?.events.map((event) => event.fields['durable_scratchpad.approval.decision'])).toEqual(['approve']);
     const tool = spans.find((span) => span.name === 'execute_tool echo' && span.traceId === cycle?.traceId);
     expect(tool?.tags['durable_scratchpad.tool.approval']).toBe('ask');
+    // The wait itself: one span from the request (first worker) to the decision (second worker).
+    const waits = spans.filter((span) => span.name === 'await_approval echo' && span.traceId === cycle?.traceId);
+    expect(waits.map((span) => span.tags['durable_scratchpad.approval.decision'])).toEqual(['approve']);
+    expect(waits[0]?.tags['durable_scratchpad.approval.call_id']).toBe('2.1');
+    // Waiting, then decided: the gauge is back to zero.
+    await waitFor(
+      () => jaeger.metrics(),
+      (body) => /durable_scratchpad_approvals_waiting\{[^}]*\} 0/.test(body),
+      { timeoutMs: 30_000, what: 'the approvals gauge back at zero' },
+    );
   });
 });

@@ -2,6 +2,7 @@ import { DirectiveTextSchema, WakeArgsSchema } from '../../core/agent/agent';
 import { log } from '@temporalio/workflow';
 import { directiveRefusal } from '../../core/cycle/directive-caps';
 import { parsedOrDropped } from '../../common/parse-or-drop';
+import { telemetryHook } from '../../common/telemetry-hook';
 
 /*
  * The agent's signals as they arrive. A signal has no caller to refuse and a throw in its handler would fail the
@@ -20,8 +21,12 @@ export function wakeOrDropped(raw: unknown) {
 export function directiveOrDropped(
   raw: unknown,
   pending: readonly string[],
-  dropped: (reason: string) => void,
+  noted: (reason: string) => void,
 ): string | undefined {
+  const dropped = (reason: string) => {
+    telemetryHook()?.directiveDropped();
+    noted(reason);
+  };
   const text = parsedOrDropped(DirectiveTextSchema(), raw, 'directive', dropped);
   const refusal = text === undefined ? null : directiveRefusal(pending, text);
   if (refusal === null) return text;

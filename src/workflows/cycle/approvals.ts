@@ -23,6 +23,7 @@ import { relayApprovalWaits, showWaits, tellParent, waitingDetails } from './app
 import { openDecision, refused, validateDecision } from './open-decision';
 import { cycleApprovalsQuery, cycleDecideUpdate, cycleDecisionSignal } from '../../common/messages/cycle';
 import { parsedOrDropped } from '../../common/parse-or-drop';
+import { telemetryHook } from '../../common/telemetry-hook';
 
 /** Decisions a cycle's result keeps, newest last; the trace and the history hold every one. */
 const KEPT_DECISIONS = 50;
@@ -112,12 +113,14 @@ export class CycleApprovals {
       this.host.publish(`awaiting approval: ${call.tool} (call ${call.callId})`, waitingDetails(call)),
     );
     tellParent({ kind: 'waiting', call });
+    const waited = telemetryHook()?.approvalWaiting({ tool: call.tool, callId: call.callId, cycleId });
     await condition(() => this.book.get(call.callId)?.decision !== undefined, timeoutMs);
     // A decision that landed in the same activation as the timer stands.
     if (!this.book.get(call.callId)?.decision) {
       this.settle(call.callId, { decision: 'timeout', by: 'timeout', reason: timeoutReason(timeoutMs) });
     }
     const decision = this.book.get(call.callId)?.decision as Decision;
+    waited?.(decision);
     this.decided.push(decision);
     showWaits(this.book.pending(), () =>
       this.host.publish(`approval: ${call.tool} (call ${call.callId}) ${describeDecision(decision)}`),

@@ -1,5 +1,6 @@
 import { log } from '@temporalio/workflow';
 import { directiveRefusal } from '../../core/cycle/directive-caps';
+import { telemetryHook } from '../../common/telemetry-hook';
 
 /** A cycle's directives: those given at its start and signalled since, each shown from the iteration after it came. */
 export class DirectiveInbox {
@@ -22,6 +23,7 @@ export class DirectiveInbox {
 
   /** A directive signal not taken (malformed, oversize, past the cap): one note says so (see {@link droppedNote}). */
   drop(reason: string): void {
+    telemetryHook()?.directiveDropped();
     this.dropped.count++;
     this.dropped.reason ??= reason;
   }

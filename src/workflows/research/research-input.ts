@@ -12,6 +12,7 @@ import { payloadRefusal } from '../../core/payload';
 import { ResearchError } from '../../common/failure-types';
 import { describeIssues, parseWorkflowInput } from '../../common/workflow-input';
 import type { ResearchRun } from './research-run';
+import { telemetryHook } from '../../common/telemetry-hook';
 
 /**
  * The supervisor's two arguments, its input and what a continue-as-new hands over, each checked at its edge. A first
@@ -61,6 +62,7 @@ export function receiveDirective(run: ResearchRun, raw: unknown): void {
   const dropped = parsed.success
     ? run.directive(parsed.data.author, parsed.data.draft, Date.now(), parsed.data.id)
     : run.note('directive:malformed', `a malformed directive was dropped: ${describeIssues(parsed.error)}`);
+  if (dropped) telemetryHook()?.directiveDropped();
   // A flood counts up one note: the log hears its first and every hundredth.
   if (dropped && (dropped.count === 1 || dropped.count % 100 === 0)) {
     log.warn(`research ${run.input.runId}: ${dropped.text} (${dropped.count} so far)`);
