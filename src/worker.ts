@@ -26,3 +26,5 @@ export type { ObservationStoreChoice } from './workers/observation-store';
 /** A build of a Worker Deployment, as the plugin's `deployment` option takes it. */
 export type { WorkerBuild } from './config/deployment';
 export type { Config } from './config';
+/** Traces and metrics with your own OpenTelemetry setup (the plugin's `telemetry` option), and a bundle's modules. */
+export { type TelemetryOptions, telemetryWorkflowModules } from './telemetry';

@@ -11,6 +11,11 @@ export interface ClientSettings {
   TEMPORAL_NAMESPACE: string;
   /** Payload encryption keys, the first encrypting; empty for plain payloads. */
   encryptionKeys: EncryptionKey[];
+  /**
+   * Carry this client's trace into the workflows (OpenTelemetry context in Temporal headers): by default when the
+   * OTEL_* variables turn telemetry on; `true` also for a tracer provider the application registered itself.
+   */
+  tracing?: boolean;
 }
 
 /**
@@ -22,6 +27,6 @@ export async function connectClient(settings: ClientSettings = loadConfig()): Pr
   const connection = await Connection.connect({ ...settings.temporal, connectTimeout: '5s' });
   // With encryption configured, everything this client writes is ciphertext and everything it reads is decrypted.
   const dataConverter = encryptionDataConverter(settings.encryptionKeys);
-  const interceptors = { workflow: telemetryClientInterceptors() };
+  const interceptors = { workflow: telemetryClientInterceptors(settings.tracing) };
   return new Client({ connection, namespace: settings.TEMPORAL_NAMESPACE, dataConverter, interceptors });
 }

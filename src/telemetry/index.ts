@@ -22,6 +22,7 @@ export interface Telemetry {
 export interface TelemetryOptions {
   /** Receives the workflows' spans; register the same one with your tracer provider. */
   spanProcessor: SpanProcessor;
+  /** What the workflows' spans say they come from (service name and the rest), as your tracer provider's. */
   resource: Resource;
   /** Prompts, replies, tool arguments and results on spans (default: `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`). */
   captureContent?: boolean;
@@ -72,9 +73,23 @@ export async function shutdownTelemetry(): Promise<void> {
   await current?.shutdown();
 }
 
-/** Interceptors that carry a client's trace into the workflows it starts, signals, updates and queries. */
-export function telemetryClientInterceptors(): WorkflowClientInterceptor[] {
-  if (!startTelemetry()) return [];
+/**
+ * The workflow interceptor modules a bundle needs for telemetry (Temporal's first, whose tracer this package's use),
+ * for a worker given a prebuilt `workflowBundle`: pass them to `bundleWorkflowCode({ workflowInterceptorModules })`.
+ */
+export function telemetryWorkflowModules(): string[] {
+  return [
+    require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'),
+    require.resolve('./workflow-interceptors'),
+  ];
+}
+
+/**
+ * Interceptors that carry a client's trace into the workflows it starts, signals, updates and queries: when the
+ * OTEL_* variables turn telemetry on, or always with `own` (a tracer provider the application registered itself).
+ */
+export function telemetryClientInterceptors(own = false): WorkflowClientInterceptor[] {
+  if (!startTelemetry() && !own) return [];
   const { OpenTelemetryWorkflowClientInterceptor } = load<typeof import('@temporalio/interceptors-opentelemetry')>(
     '@temporalio/interceptors-opentelemetry',
   );
@@ -105,7 +120,7 @@ export function workerTelemetry(
   const spanProcessor = own ? contentFilter(own.spanProcessor, captureContent) : base.spanProcessor;
   return {
     plugins: plugin.telemetryWorkerPlugins({ ...details, resource: base.resource, spanProcessor, captureContent }),
-    workflowModules: plugin.telemetryWorkflowModules(),
+    workflowModules: telemetryWorkflowModules(),
   };
 }
 

@@ -15,14 +15,6 @@ export interface WorkerTelemetryOptions extends Omit<ActivitySpanOptions, 'metri
   spanProcessor: SpanProcessor;
 }
 
-/** The workflow modules a bundle needs for telemetry: Temporal's interceptors first, whose tracer this package's use. */
-export function telemetryWorkflowModules(): string[] {
-  return [
-    require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'),
-    require.resolve('./workflow-interceptors'),
-  ];
-}
-
 /** This package's part: the GenAI activity spans, the workflow module and the sink behind the metrics. */
 class GenAiPlugin extends SimplePlugin {
   private readonly sinks: InjectedSinks<TelemetrySinks>;

@@ -8,8 +8,7 @@ import { ScriptedProvider, type ScriptEntry } from '../../src/activities/model/s
 import { MemoryObservationStore } from '../../src/activities/observations/memory-store';
 import { ToolRegistry } from '../../src/activities/tools/registry';
 import { workflowBundleOptions } from '../../src/config/paths';
-import { telemetryClientInterceptors, workerTelemetry } from '../../src/telemetry';
-import { telemetryWorkflowModules } from '../../src/telemetry/plugin';
+import { telemetryClientInterceptors, telemetryWorkflowModules, workerTelemetry } from '../../src/telemetry';
 import { quietBundlerLogger } from '../../src/workers/bundle-cache';
 import { workerSinks } from '../../src/workers/create-worker';
 import { toolInfoOf } from '../../src/workers/tool-info';
