@@ -51,7 +51,12 @@ export async function watchApprovals(
   agentId: string,
   turn: Promise<unknown>,
   prompter: Prompter,
+  /** Ends the calls to the server: one no worker answers would otherwise keep the process alive. */
+  signal?: AbortSignal,
 ): Promise<'settled' | 'left'> {
+  // A signal of its own for each call: the client adds a listener per call to the signal it is given, and keeps it.
+  const within = <T>(call: () => Promise<T>) =>
+    signal ? approvals.client.withAbortSignal(AbortSignal.any([signal]), call) : call();
   let settled = false;
   const done = turn.then(
     () => (settled = true),
@@ -60,7 +65,7 @@ export async function watchApprovals(
   const answered = new Set<string>();
   while (!settled) {
     // A query no worker answers would wait on: the turn's end (a refusal for want of a worker, say) ends the wait.
-    const waiting = await Promise.race([approvals.pending(agentId).catch(() => []), done.then(() => [])]);
+    const waiting = await Promise.race([within(() => approvals.pending(agentId)).catch(() => []), done.then(() => [])]);
     for (const call of waiting) {
       const key = `${call.cycleId}\n${call.callId}`;
       if (settled || answered.has(key)) continue;
@@ -72,7 +77,7 @@ export async function watchApprovals(
         return 'left';
       }
       try {
-        await approvals.decide(call.target, decision);
+        await within(() => approvals.decide(call.target, decision));
         answered.add(key);
       } catch (error) {
         // Decided elsewhere meanwhile, or edited arguments the tool refuses: say why; a refused edit is asked again.

@@ -46,7 +46,12 @@ export async function installWorkerLogger(logFile?: string): Promise<void> {
     ? (requested as (typeof LOG_LEVELS)[number])
     : 'WARN';
   try {
-    Runtime.install({ logger: logFile ? new DefaultLogger(level, appendTo(logFile)) : new DefaultLogger(level) });
+    Runtime.install({
+      logger: logFile ? new DefaultLogger(level, appendTo(logFile)) : new DefaultLogger(level),
+      // A worker inside a command is the command's: its Ctrl-C cancels the command's work (a turn), which the worker
+      // must stay up to serve, rather than shut the worker down under it.
+      ...(logFile && { shutdownSignals: [] }),
+    });
   } catch {
     // Already installed in this process (by an earlier worker, or by an embedding program): keep that one.
   }

@@ -23,24 +23,7 @@ import type { RewindArgs, RewindRecord } from '../core/agent/time-travel';
 import { describeIssues } from '../common/workflow-input';
 import type { Scratchpad } from '../core/scratchpad/scratchpad';
 import { agentWorkflowId } from '../common/ids';
-import {
-  cancelCycleUpdate,
-  configureUpdate,
-  cyclesQuery,
-  directiveSignal,
-  directivesQuery,
-  enqueueUpdate,
-  importUpdate,
-  injectUpdate,
-  rewindUpdate,
-  runCycleUpdate,
-  scratchpadQuery,
-  sendUpdate,
-  startTurnUpdate,
-  statusQuery,
-  waitForCycleUpdate,
-  wakeSignal,
-} from '../common/messages/agent';
+import * as messages from '../common/messages/agent';
 import { currentQuery } from '../common/messages/cycle';
 import type { AgentCycleWorkflow, AgentWorkflow } from '../common/workflow-types';
 import { type AgentTarget, describeAgent, signalAgent, startAgent, updateAgent } from './agent-start';
@@ -78,7 +61,7 @@ export class Agents {
   /** Sends the agent a signal, starting it if need be (signal-with-start); a payload too large is a RangeError. */
   signal(
     target: AgentTarget,
-    signal: typeof directiveSignal | typeof wakeSignal,
+    signal: typeof messages.directiveSignal | typeof messages.wakeSignal,
     args: unknown[],
   ): Promise<WorkflowHandleWithSignaledRunId<AgentWorkflow>> {
     const advice = `an agent takes a directive of at most ${MAX_DIRECTIVE_CHARS} characters, and a few tasks per wake`;
@@ -92,7 +75,7 @@ export class Agents {
    */
   async send(target: AgentTarget, args: SendArgs): Promise<SendResult> {
     await requireWorker(this.client, target.taskQueue);
-    return this.update(target, sendUpdate, [args]);
+    return this.update(target, messages.sendUpdate, [args]);
   }
 
   /**
@@ -102,7 +85,7 @@ export class Agents {
    */
   stream(target: AgentTarget, args: SendArgs, options: Omit<FollowOptions, 'from'> = {}): TurnStream {
     const started = requireWorker(this.client, target.taskQueue).then(
-      async () => (await this.update(target, startTurnUpdate, [args])).cycleId,
+      async () => (await this.update(target, messages.startTurnUpdate, [args])).cycleId,
     );
     return new TurnStream(started, (cycleId) => this.resume(cycleId, options));
   }
@@ -121,7 +104,7 @@ export class Agents {
    * when that cycle is not the one running. Never starts the agent.
    */
   cancelCycle(target: Pick<AgentTarget, 'agentId'>, cycleId: string): Promise<CycleRecord> {
-    return this.handle(target.agentId).executeUpdate(cancelCycleUpdate, { args: [{ cycleId }] });
+    return this.handle(target.agentId).executeUpdate(messages.cancelCycleUpdate, { args: [{ cycleId }] });
   }
 
   /**
@@ -131,37 +114,37 @@ export class Agents {
    * agent never started or no longer keeps. Never starts the agent.
    */
   waitForCycle(target: Pick<AgentTarget, 'agentId'>, cycleId: string): Promise<CycleRecord> {
-    return this.handle(target.agentId).executeUpdate(waitForCycleUpdate, { args: [{ cycleId }] });
+    return this.handle(target.agentId).executeUpdate(messages.waitForCycleUpdate, { args: [{ cycleId }] });
   }
 
   /** One task cycle, with the given tasks enqueued first; resolves when the cycle has finished. */
   runCycle(target: AgentTarget, args: RunCycleArgs = {}): Promise<CycleRecord> {
-    return this.update(target, runCycleUpdate, [args]);
+    return this.update(target, messages.runCycleUpdate, [args]);
   }
 
   /** Adds tasks and goals to the agent's scratchpad without running a cycle. */
   enqueue(target: AgentTarget, args: EnqueueArgs): Promise<{ current_task: string | null; pending_actions: string[] }> {
-    return this.update(target, enqueueUpdate, [args]);
+    return this.update(target, messages.enqueueUpdate, [args]);
   }
 
   /** Sets one scratchpad section (`scratchpad inject`); resolves to the section's new content. */
   inject(target: AgentTarget, args: InjectArgs): Promise<string> {
-    return this.update(target, injectUpdate, [args]);
+    return this.update(target, messages.injectUpdate, [args]);
   }
 
   /** Replaces the agent's active scratchpad (`scratchpad import`). */
   import(target: AgentTarget, scratchpad: Scratchpad): Promise<void> {
-    return this.update(target, importUpdate, [scratchpad]);
+    return this.update(target, messages.importUpdate, [scratchpad]);
   }
 
   /** Adopts the after-state of the agent's cycle `args.to` (see `rewindAgent`, which reads it from history). */
   rewind(target: AgentTarget, args: RewindArgs): Promise<RewindRecord> {
-    return this.update(target, rewindUpdate, [args]);
+    return this.update(target, messages.rewindUpdate, [args]);
   }
 
   /** Changes how the agent runs its cycles (an agent this call starts starts with them); resolves to the settings. */
   configure(target: AgentTarget, settings: Partial<AgentSettings>): Promise<AgentSettings> {
-    return this.update({ ...target, settings }, configureUpdate, [settings]);
+    return this.update({ ...target, settings }, messages.configureUpdate, [settings]);
   }
 
   /**
@@ -171,32 +154,32 @@ export class Agents {
   async directive(target: AgentTarget, text: string): Promise<void> {
     const parsed = DirectiveTextSchema().safeParse(text);
     if (!parsed.success) throw new RangeError(`directive refused: ${describeIssues(parsed.error)}`);
-    await this.signal(target, directiveSignal, [text]);
+    await this.signal(target, messages.directiveSignal, [text]);
   }
 
   /** Asks the agent to run a task cycle if tasks are pending, with `args.tasks` enqueued first. */
   async wake(target: AgentTarget, args?: WakeArgs): Promise<void> {
-    await this.signal(target, wakeSignal, args === undefined ? [] : [args]);
+    await this.signal(target, messages.wakeSignal, args === undefined ? [] : [args]);
   }
 
   /** The agent's active scratchpad, asked of the running workflow (a query: a worker must answer). */
   scratchpad(agentId: string): Promise<Scratchpad> {
-    return this.handle(agentId).query(scratchpadQuery);
+    return this.handle(agentId).query(messages.scratchpadQuery);
   }
 
   /** Cycles, the running cycle, held directives, usage and cost (a query). */
   status(agentId: string): Promise<AgentStatus> {
-    return this.handle(agentId).query(statusQuery);
+    return this.handle(agentId).query(messages.statusQuery);
   }
 
   /** The cycles the agent's current run knows of, as the workflow records them (a query). */
   cycles(agentId: string): Promise<CycleRecord[]> {
-    return this.handle(agentId).query(cyclesQuery);
+    return this.handle(agentId).query(messages.cyclesQuery);
   }
 
   /** Every directive the agent received and what became of it (a query). */
   directives(agentId: string): Promise<DirectiveRecord[]> {
-    return this.handle(agentId).query(directivesQuery);
+    return this.handle(agentId).query(messages.directivesQuery);
   }
 
   /** The agent workflow's latest run as the server describes it; undefined when the agent was never started. */

@@ -151,7 +151,7 @@ describe('ScriptedProvider.fromFile', () => {
     ['invalid JSON', '{"tool": "echo", '],
     ['an entry with nothing to say', '{"usage": {"inputTokens": 1}}'],
     ['an unknown key', '{"text": "hi", "tools": "echo"}'],
-    ['error mixed with text', '{"text": "hi", "error": {"type": "X", "message": "m"}}'],
+    ['error mixed with a call', '{"tool": "echo", "error": {"type": "X", "message": "m"}}'],
     ['args without a tool', '{"args": {"message": "hi"}}'],
   ])('reports %s with its line number', (_case, badLine) => {
     const file = writeScript('bad.jsonl', ['// header', '{"text": "fine"}', '', badLine]);

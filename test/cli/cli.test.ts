@@ -181,7 +181,11 @@ describe('scratchpad CLI', () => {
     const sent = await scratchpad(['send', agent, 'Hello'], { SCRATCHPAD_MODEL: model });
     expect(sent).toMatchObject({ code: 0, stdout: 'Answered after a retry.\n' });
     expect(sent.stderr).not.toMatch(/WARN|Activity failed|taskToken/);
-    expect(sent.stderr.trim().split('\n')).toHaveLength(1);
+    // The in-process worker's one line, and what the turn did to the memory.
+    expect(sent.stderr.trim().split('\n')).toEqual([
+      expect.stringContaining('running one in this process'),
+      'memory updated: trajectory_now −24',
+    ]);
     const log = await fs.readFile(path.join(home, 'worker.log'), 'utf8');
     expect(log).toContain('429 slow down');
   }, 60_000);

@@ -76,6 +76,17 @@ export class BackgroundCli {
     return new BackgroundCli(child);
   }
 
+  /** Ctrl-C: SIGINT to the command alone, as a terminal sends it. */
+  interrupt(): void {
+    if (this.child.pid !== undefined) process.kill(this.child.pid, 'SIGINT');
+  }
+
+  /** The command's exit code once it has exited (null when a signal ended it). */
+  async exitCode(): Promise<number | null> {
+    await this.exited;
+    return this.child.exitCode;
+  }
+
   get alive(): boolean {
     return this.child.exitCode === null && this.child.signalCode === null;
   }

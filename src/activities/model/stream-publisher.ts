@@ -1,4 +1,4 @@
-import { Context, log } from '@temporalio/activity';
+import { Context } from '@temporalio/activity';
 import { streamChunkSignal } from '../../common/messages/cycle';
 import type { StreamChunk } from '../../core/cycle/turn-stream';
 import type { TextListener } from './provider';
@@ -38,6 +38,8 @@ export class StreamPublisher {
     private readonly call: number,
     private readonly attempt: number,
     private readonly batchMs = STREAM_BATCH_MS,
+    /** Hears why publishing stopped. */
+    private readonly onStop: (error: unknown) => void = () => undefined,
   ) {}
 
   readonly text: TextListener = (text) => {
@@ -69,7 +71,7 @@ export class StreamPublisher {
 
   private stop(error: unknown): void {
     this.failed = true;
-    log.warn('stopped streaming a reply: its text reaches the turn with the whole reply', { error: `${error}` });
+    this.onStop(error);
   }
 }
 
@@ -84,7 +86,11 @@ export function streamPublisherFor(call: number | undefined): StreamPublisher | 
     const { workflowExecution, attempt } = context.info;
     if (!workflowExecution) return undefined;
     const handle = context.client.workflow.getHandle(workflowExecution.workflowId, workflowExecution.runId);
-    return new StreamPublisher((chunk) => handle.signal(streamChunkSignal, chunk), call, attempt);
+    const warn = (error: unknown) =>
+      context.log.warn('stopped streaming a reply: its text reaches the turn with the whole reply', {
+        error: `${error}`,
+      });
+    return new StreamPublisher((chunk) => handle.signal(streamChunkSignal, chunk), call, attempt, undefined, warn);
   } catch {
     // Outside an activity, or a test environment without a client: the reply comes back whole only.
     return undefined;

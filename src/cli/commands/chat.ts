@@ -198,9 +198,7 @@ export default defineCommand(
             // Its queries end with the turn: one no worker answers would otherwise keep the process alive.
             const watching = new AbortController();
             void turnSettled.then(() => watching.abort());
-            const watched = client.withAbortSignal(watching.signal, () =>
-              watchApprovals(approvals, agentId, turn, prompter),
-            );
+            const watched = watchApprovals(approvals, agentId, turn, prompter, watching.signal);
             const ended = await Promise.race([interrupts.during(watched, cancel), interrupts.left]);
             if (ended === 'left') {
               turn.catch(() => undefined);

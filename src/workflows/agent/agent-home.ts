@@ -13,7 +13,6 @@ import {
   RunCycleArgsSchema,
   SendArgsSchema,
   type SendResult,
-  type TurnStart,
   withNotice,
 } from '../../core/agent/agent';
 import { fitHandover } from '../../core/agent/handover';
@@ -58,7 +57,8 @@ export class AgentHome {
   notices: string[];
   readonly runs: number;
   readonly travel: TimeTravel;
-  private readonly queue = new WorkQueue();
+  /** The cycles to run; a streamed turn is queued here directly (agent.ts), as it is answered by its stream. */
+  readonly queue = new WorkQueue();
   private readonly changes = new DeferredChanges(
     () => this.running !== null,
     () => this.persist(),
@@ -96,12 +96,6 @@ export class AgentHome {
   send(args: unknown): Promise<SendResult> {
     const { message, model } = SendArgsSchema().parse(args);
     return this.queue.ask(message, model);
-  }
-
-  /** A chat turn streamed to whoever reads it: answers with its cycle id once that cycle has started. */
-  async startTurn(args: unknown): Promise<TurnStart> {
-    const { message, model } = SendArgsSchema().parse(args);
-    return { cycleId: await this.queue.begin(message, model) };
   }
 
   /** Cancels the running cycle (the validator checked it is `args.cycleId`); resolves once it is recorded. */
@@ -206,11 +200,6 @@ export class AgentHome {
 
   shouldContinueAsNew(): boolean {
     return workflowInfo().continueAsNewSuggested || this.cyclesThisRun >= this.settings.continueAsNewEvery;
-  }
-
-  /** Whether the queue can go to the next run: see {@link WorkQueue.canHandOver}. */
-  canHandOverQueue(): boolean {
-    return this.queue.canHandOver();
   }
 
   /** The input of the next run: the memory, settings and anything still queued. */

@@ -47,9 +47,14 @@ function registerHandlers(home: AgentHome): void {
   setHandler(directivesQuery, () => home.directiveLog);
   setHandler(statusQuery, () => home.status());
   setHandler(sendUpdate, (args) => home.send(args), { validator: (args) => validate(SendArgsSchema(), args) });
-  setHandler(startTurnUpdate, (args) => home.startTurn(args), {
-    validator: (args) => validate(SendArgsSchema(), args),
-  });
+  setHandler(
+    startTurnUpdate,
+    async (args) => {
+      const { message, model } = SendArgsSchema().parse(args);
+      return { cycleId: await home.queue.begin(message, model) };
+    },
+    { validator: (args) => validate(SendArgsSchema(), args) },
+  );
   setHandler(runCycleUpdate, (args) => home.runCycle(args), {
     validator: (args) => validateQueue(home.scratchpad, RunCycleArgsSchema(), args),
   });
@@ -85,10 +90,10 @@ export async function agent(rawInput: AgentInput): Promise<void> {
   home.start(input.handover?.pendingWake ?? false);
   for (;;) {
     await condition(() => home.hasQueuedWork() || home.shouldContinueAsNew());
-    if (home.shouldContinueAsNew() && home.canHandOverQueue()) {
+    if (home.shouldContinueAsNew() && home.queue.canHandOver()) {
       // Waiting updates must get their answers before this run ends.
-      await condition(() => allHandlersFinished() || !home.canHandOverQueue());
-      if (home.canHandOverQueue()) await continueAsNew<typeof agent>(home.handover());
+      await condition(() => allHandlersFinished() || !home.queue.canHandOver());
+      if (home.queue.canHandOver()) await continueAsNew<typeof agent>(home.handover());
     }
     await home.runNext((wait) => approvals.receive(wait));
     approvals.cycleEnded();

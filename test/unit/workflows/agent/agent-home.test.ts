@@ -352,7 +352,7 @@ describe('AgentHome, with no server', () => {
     home.wake({});
 
     expect(home.shouldContinueAsNew()).toBe(true);
-    expect(home.canHandOverQueue()).toBe(true);
+    expect(home.queue.canHandOver()).toBe(true);
     expect(home.handover()).toMatchObject({
       agentId: 'a1',
       scratchpad: { current_task: 'w' },
@@ -360,7 +360,7 @@ describe('AgentHome, with no server', () => {
       handover: { cycleCount: 1, runs: 1, pendingWake: true, usageByModel: { 'scripted:a': usage(7) } },
     });
     void home.send({ message: 'waits for an answer' });
-    expect(home.canHandOverQueue()).toBe(false);
+    expect(home.queue.canHandOver()).toBe(false);
   });
 });
 
