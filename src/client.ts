@@ -13,6 +13,10 @@ export { StagedRuns, type RunNotes } from './clients/staged-runs';
 export { Approvals, type PendingCall } from './clients/approvals';
 export { NoWorkerError, workerToolCatalogue } from './clients/worker-tools';
 
+// A chat turn's stream (Agents.stream, Agents.resume), and its relay to a browser.
+export type { FollowOptions, TurnEvent, TurnStream } from './clients/turn-stream';
+export { relayTurn } from './clients/turn-sse';
+
 // Schedules, snapshots and time travel: functions over a client.
 export {
   type AgentScheduleInfo,
@@ -53,6 +57,7 @@ export type {
   RunCycleArgs,
   SendArgs,
   SendResult,
+  TurnStart,
   WakeArgs,
 } from './core/agent/agent';
 export type { CycleOutcome, CycleResult, TraceEntry, Trigger } from './core/cycle/input';

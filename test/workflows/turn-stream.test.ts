@@ -1,8 +1,11 @@
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { ScriptEntry } from '../../src/activities/model/scripted';
 import { Agents } from '../../src/clients/agents';
 import type { TurnEvent } from '../../src/clients/turn-stream';
+import { relayTurn } from '../../src/clients/turn-sse';
 import { agentWorkflowId } from '../../src/common/ids';
 import type { CycleResult } from '../../src/core/cycle/input';
 import { uniqueId, uniqueTaskQueue } from '../helpers/temporal';
@@ -145,6 +148,75 @@ describe('a chat turn streams its reply as the model writes it', () => {
     });
   });
 });
+
+/** The events of a Server-Sent Events body, as `EventSource` reads them; `stopAfter` events, then the reader leaves. */
+async function readSse(url: string, headers: Record<string, string> = {}, stopAfter = Infinity) {
+  const leaving = new AbortController();
+  const response = await fetch(url, { headers, signal: leaving.signal });
+  const events: { id?: string; event?: string; data: TurnEvent }[] = [];
+  let buffer = '';
+  const decoder = new TextDecoder();
+  try {
+    for await (const bytes of response.body as unknown as AsyncIterable<Uint8Array>) {
+      buffer += decoder.decode(bytes, { stream: true });
+      let end: number;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const fields = Object.fromEntries(
+          block
+            .split('\n')
+            .filter((line) => !line.startsWith(':'))
+            .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)]),
+        );
+        if (fields.data === undefined) continue;
+        events.push({ id: fields.id, event: fields.event, data: JSON.parse(fields.data) });
+        if (events.length >= stopAfter) {
+          leaving.abort();
+          return { events, type: response.headers.get('content-type') };
+        }
+      }
+    }
+  } catch (error) {
+    if (!leaving.signal.aborted) throw error;
+  }
+  return { events, type: response.headers.get('content-type') };
+}
+
+describe('a web app relays the stream as Server-Sent Events', () => {
+  it('ids are offsets; a browser that reconnects with Last-Event-ID gets the rest, nothing twice', async () => {
+    const script = [{ text: REPLY, delayMs: 2_000 }, UPDATE];
+    const { worker, taskQueue } = await scriptedWorker(env, bundle, script, 'stream-sse');
+    const agents = new Agents(env.client);
+    let cycleId = '';
+    const server = http.createServer((request, response) => void relayTurn(env.client, cycleId, request, response));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    try {
+      await worker.runUntil(async () => {
+        const stream = agents.stream(newAgent(taskQueue), { message: 'Tell me about Lisbon.' });
+        cycleId = await stream.cycleId;
+        const first = await readSse(url, {}, 2);
+        expect(first.type).toBe('text/event-stream; charset=utf-8');
+        const rest = await readSse(url, { 'last-event-id': first.events.at(-1)!.id! });
+        const events = [...first.events, ...rest.events];
+        expect(events.map((event) => Number(event.id))).toEqual(events.map((_, index) => index));
+        expect(events.every((event) => event.event === event.data.type)).toBe(true);
+        expect(events.map((event) => event.data)).toEqual(await collect(agents.resume(cycleId)));
+        expect(events.at(-1)!.data).toMatchObject({ type: 'done', reply: REPLY });
+        await stream.result;
+      });
+    } finally {
+      server.close();
+    }
+  });
+});
+
+async function collect(events: AsyncIterable<TurnEvent>): Promise<TurnEvent[]> {
+  const all: TurnEvent[] = [];
+  for await (const event of events) all.push(event);
+  return all;
+}
 
 describe('no worker polls the agent’s task queue', () => {
   it('send and stream fail within seconds with the command line’s advice, and start no agent', async () => {
