@@ -17,6 +17,11 @@ import { type Cleanup, connectTarget, openTemporalTarget, quietBundlerLogger, ru
 
 const GOAL = 1.1;
 
+/** A run's wall time, and the CPU this process spent on it (worker threads included; not the server's). */
+interface CpuSample extends Sample {
+  cpuMs: number;
+}
+
 interface Arm {
   label: string;
   client: Client;
@@ -36,18 +41,20 @@ async function mode(arm: Arm, connection: Worker['options']['connection'], setup
     sinks: workerSinks(),
     plugins: telemetry?.plugins ?? [],
   });
-  const runOnce = async (run: number): Promise<Sample> => {
+  const runOnce = async (run: number): Promise<CpuSample> => {
     const spec = `scripted:bench-${arm.traced ? 'on' : 'off'}-${run}`;
     resolveModel.register(spec, new ScriptedProvider(echoScript(iterations), spec));
     const workflowId = `agent/bench-tracing/${taskQueue}/cycle/${run}`;
     const input = { agentId: 'bench-tracing', before: benchScratchpad(), maxIterations: iterations, model: spec };
+    const cpu = process.cpuUsage();
     const { ms, value } = await timed(() =>
       arm.client.workflow.execute<AgentCycleWorkflow>('agentCycle', { taskQueue, workflowId, args: [input] }),
     );
+    const used = process.cpuUsage(cpu);
     if (value.outcome !== 'completed') throw new Error(`${workflowId} ended ${value.outcome}: ${value.error ?? ''}`);
-    return { ms };
+    return { ms, cpuMs: (used.user + used.system) / 1000 };
   };
-  return { worker, mode: { label: arm.label, runOnce } satisfies Mode<Sample> };
+  return { worker, mode: { label: arm.label, runOnce } satisfies Mode<CpuSample> };
 }
 
 async function run(cleanups: Cleanup[]): Promise<boolean> {
@@ -93,10 +100,13 @@ async function run(cleanups: Cleanup[]): Promise<boolean> {
   );
   await startTelemetry()?.spanProcessor.forceFlush();
   const spans = (await jaeger.spans('bench-tracing')).length;
-  const perIteration = (samples: Sample[]) => samples.map((sample) => sample.ms / iterations);
+  const perIteration = (samples: CpuSample[], key: 'ms' | 'cpuMs' = 'ms') =>
+    samples.map((sample) => sample[key] / iterations);
   const offMedian = median(perIteration(offSamples!));
   const onMedian = median(perIteration(onSamples!));
   const paired = median(onSamples!.map((sample, index) => sample.ms / offSamples![index]!.ms));
+  const cpuOff = median(perIteration(offSamples!, 'cpuMs'));
+  const cpuOn = median(perIteration(onSamples!, 'cpuMs'));
   const pass = paired <= GOAL;
   console.log(
     `tracing overhead: agentCycle of ${iterations} iterations (scripted model, echo tool), ${runs} runs each, interleaved`,
@@ -104,10 +114,13 @@ async function run(cleanups: Cleanup[]): Promise<boolean> {
   console.log(`server: ${target.description}; spans exported over OTLP/HTTP to Jaeger v2, ${spans} stored\n`);
   console.log(
     table([
-      ['mode', 'ms/iteration (median)', 'runs (ms/iteration)'],
-      ['tracing off', formatMs(offMedian), perIteration(offSamples!).map(formatMs).join(' ')],
-      ['tracing on', formatMs(onMedian), perIteration(onSamples!).map(formatMs).join(' ')],
+      ['mode', 'ms/iteration (median)', 'worker CPU ms/iteration (median)', 'runs (ms/iteration)'],
+      ['tracing off', formatMs(offMedian), formatMs(cpuOff), perIteration(offSamples!).map(formatMs).join(' ')],
+      ['tracing on', formatMs(onMedian), formatMs(cpuOn), perIteration(onSamples!).map(formatMs).join(' ')],
     ]),
+  );
+  console.log(
+    `\nworker CPU on / off: ${(cpuOn / cpuOff).toFixed(2)}× (medians; the SDK's own work, less sensitive to load)`,
   );
   console.log(`\non / off: ${(onMedian / offMedian).toFixed(2)}× (ratio of medians)`);
   console.log(

@@ -19,8 +19,37 @@ export const CONTENT_ATTRIBUTES: readonly string[] = [
   'lastFailure',
 ];
 
-/** Parts of the workflow info on workflow spans that repeat others or only describe the SDK's internals. */
-const NOISE_ATTRIBUTES: readonly string[] = ['unsafe', 'typedSearchAttributes'];
+/**
+ * Parts of the workflow info Temporal's exporter puts on every workflow span that repeat others or describe the SDK's
+ * internals: dropped always, since encoding them was most of what tracing cost a worker (bench/tracing.ts). What
+ * stays names the execution: workflowId, runId, workflowType, namespace, taskQueue, attempt, parent.
+ */
+const NOISE_ATTRIBUTES: readonly string[] = [
+  'unsafe',
+  'typedSearchAttributes',
+  'searchAttributes',
+  'currentBuildId',
+  'currentDeploymentVersion',
+  'priority',
+  'retryPolicy',
+  'cronSchedule',
+  'cronScheduleToScheduleInterval',
+  'executionExpirationTime',
+  'executionTimeoutMs',
+  'runTimeoutMs',
+  'taskTimeoutMs',
+  'historyLength',
+  'historySize',
+  'continueAsNewSuggested',
+  'suggestedContinueAsNewReasons',
+  'targetWorkerDeploymentVersionChanged',
+  'startTime',
+  'runStartTime',
+  'continuedFromExecutionRunId',
+  'originalExecutionRunId',
+  'firstExecutionRunId',
+  'root',
+];
 
 /** A span processor that removes content attributes before `next` sees the span, unless content is captured. */
 export function contentFilter(next: SpanProcessor, captureContent: boolean): SpanProcessor {
