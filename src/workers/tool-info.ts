@@ -7,20 +7,18 @@ export function toolInfoOf(
   let tools: Promise<Map<string, { source: string; approval: string }>> | undefined;
   return async (name) => {
     if (!registry) return undefined;
-    tools ??= registry
-      .describe()
-      .then(
-        (listing) =>
-          new Map<string, { source: string; approval: string }>(
-            listing.tools.map((tool) => [
-              tool.name,
-              {
-                source: tool.source.startsWith('mcp:') ? 'mcp' : tool.source,
-                approval: tool.policy.approval ?? 'auto',
-              },
-            ]),
-          ),
-      );
+    tools ??= registry.describe().then(
+      (listing) =>
+        new Map<string, { source: string; approval: string }>(
+          listing.tools.map((tool) => [
+            tool.name,
+            {
+              source: tool.source.startsWith('mcp:') ? 'mcp' : tool.source,
+              approval: tool.policy.approval ?? 'auto',
+            },
+          ]),
+        ),
+    );
     return (await tools)?.get(name);
   };
 }
