@@ -29,6 +29,20 @@ export async function chat(client: Client, target: AgentTarget, message: string)
   return { reply, cycleId, memory };
 }
 
+/**
+ * One chat turn streamed: the reply's text as the model writes it (`write` hears each piece), tool calls as they run;
+ * `result` is what `send` would have answered. A reader that reconnects picks up with `agents.resume(cycleId, { from })`.
+ */
+export async function streamChat(client: Client, target: AgentTarget, message: string, write: (text: string) => void) {
+  const agents = new Agents(client);
+  const turn = agents.stream(target, { message });
+  for await (const event of turn) {
+    if (event.type === 'text') write(event.text);
+    else if (event.type === 'tool' && event.phase === 'start') write(`\n[${event.name}]\n`);
+  }
+  return turn.result;
+}
+
 /** Tasks for the agent, one task cycle that works on them, and the agent's own record of its cycles. */
 export async function runTasks(client: Client, target: AgentTarget, tasks: string[]) {
   const agents = new Agents(client);

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Agents, Approvals } from 'durable-scratchpad';
 import { ScriptedProvider, type TestServer, startTestServer } from 'durable-scratchpad/testing';
-import { approveAll, chat, runTasks, stagedTask } from '../../examples/client';
+import { approveAll, chat, runTasks, stagedTask, streamChat } from '../../examples/client';
 import { testServerAddress, waitFor } from '../helpers/temporal';
 
 // The README's and docs/client.md's client examples (examples/client.ts), run as a user runs them: the package by
@@ -38,6 +38,20 @@ describe('examples/client.ts', () => {
     expect(result.memory.trajectory.now).toBe('Greeted Ada');
     expect(result.cycles.map((cycle) => cycle.cycleId)).toEqual([result.cycleId]);
     expect(model.requests).toHaveLength(2);
+  });
+
+  it('streamChat: the reply in pieces as it is written, then what send would have answered', async () => {
+    const model = new ScriptedProvider([
+      { text: 'Lisbon is the capital of Portugal, on the Tagus.', delayMs: 1000 },
+      { tool: 'update_scratchpad', args: { trajectory_now: 'Talked about Lisbon' } },
+    ]);
+    const pieces: string[] = [];
+    const result = await server.runWorker({ model }, (taskQueue) =>
+      streamChat(server.client, { agentId: agentId('stream'), taskQueue }, 'Lisbon?', (text) => pieces.push(text)),
+    );
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(pieces.join('')).toBe('Lisbon is the capital of Portugal, on the Tagus.');
+    expect(result).toMatchObject({ reply: pieces.join(''), outcome: 'completed' });
   });
 
   it('runTasks and approveAll: a call under approval waits for the decision, then the task completes', async () => {
@@ -81,7 +95,7 @@ describe('docs/client.md', () => {
     const docs = fs.readFileSync(path.join(root, 'docs/client.md'), 'utf8');
     const example = fs.readFileSync(path.join(root, 'examples/client.ts'), 'utf8');
     const shown = [...docs.matchAll(/```ts\n(export async function[^]*?)```/g)].map((match) => match[1]!);
-    expect(shown.length).toBe(3);
+    expect(shown.length).toBe(4);
     for (const code of shown) expect(example).toContain(code);
   });
 });
