@@ -3,6 +3,8 @@ import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { Agents } from '../../src/clients/agents';
 import { agentWorkflowId, cycleWorkflowId } from '../../src/common/ids';
 import { approvalsQuery, decideUpdate } from '../../src/common/messages/agent';
+import type { CycleResult } from '../../src/core/cycle/input';
+import { defaultScratchpad } from '../../src/core/scratchpad/scratchpad';
 import { shutdownTelemetry, startTelemetry } from '../../src/telemetry';
 import { testEnvironment, uniqueId, uniqueTaskQueue, waitFor } from '../helpers/temporal';
 import { type Jaeger, type StoredSpan, startJaeger } from '../../src/dev-server/jaeger';
@@ -150,6 +152,29 @@ describe('traces and metrics in the GenAI conventions, read back from Jaeger', (
     // No message text without OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true: not the user's, the
     // model's, the tool's or the memory's.
     expect(JSON.stringify(spans)).not.toContain(SECRET);
+  });
+
+  it('a rejected update is an update_memory span in error, with the reason', async () => {
+    const taskQueue = uniqueTaskQueue('telemetry-rejected');
+    const agentId = uniqueId('rejected');
+    const { worker } = await tracedWorker(env, bundle, taskQueue, [
+      { tool: 'update_scratchpad', args: { no_such_section: 'x' } },
+      { tool: 'done', args: { summary: 'gave up' } },
+    ]);
+    const client = tracedClient(env);
+    const before = { ...defaultScratchpad('Tidy up'), current_task: 'note something' };
+    const result = await worker.runUntil(() =>
+      client.workflow.execute('agentCycle', {
+        taskQueue,
+        workflowId: cycleWorkflowId(agentId, 1),
+        args: [{ agentId, before }],
+      }),
+    );
+    expect((result as CycleResult).after.notes).toContain('[UPDATE REJECTED]');
+    const spans = await storedSpans((found) => ofAgent(found, agentId).some((span) => span.name === 'update_memory'));
+    const memory = ofAgent(spans, agentId).find((span) => span.name === 'update_memory');
+    expect(memory?.tags).toMatchObject({ 'error.type': 'rejected', 'otel.status_code': 'ERROR' });
+    expect(String(memory?.tags['gen_ai.memory.rejected_reason'])).toContain('no_such_section');
   });
 
   it('sends the GenAI histograms and the memory metrics over OTLP', async () => {
