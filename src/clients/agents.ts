@@ -58,14 +58,18 @@ export class Agents {
     return updateAgent(this.client, target, update, args, options);
   }
 
-  /** Sends the agent a signal, starting it if need be (signal-with-start); a payload too large is a RangeError. */
+  /**
+   * Sends the agent its `directive` or `wake` signal as given, starting it if need be (signal-with-start); a payload
+   * too large is a RangeError. `directive` and `wake` check their arguments first.
+   */
   signal(
     target: AgentTarget,
-    signal: typeof messages.directiveSignal | typeof messages.wakeSignal,
+    name: 'directive' | 'wake',
     args: unknown[],
   ): Promise<WorkflowHandleWithSignaledRunId<AgentWorkflow>> {
+    const signal = name === 'directive' ? messages.directiveSignal : messages.wakeSignal;
     const advice = `an agent takes a directive of at most ${MAX_DIRECTIVE_CHARS} characters, and a few tasks per wake`;
-    const what = `the ${signal.name} signal to agent ${target.agentId}`;
+    const what = `the ${name} signal to agent ${target.agentId}`;
     return refusingOversize(what, advice, () => signalAgent(this.client, target, signal, args));
   }
 
@@ -154,12 +158,12 @@ export class Agents {
   async directive(target: AgentTarget, text: string): Promise<void> {
     const parsed = DirectiveTextSchema().safeParse(text);
     if (!parsed.success) throw new RangeError(`directive refused: ${describeIssues(parsed.error)}`);
-    await this.signal(target, messages.directiveSignal, [text]);
+    await this.signal(target, 'directive', [text]);
   }
 
   /** Asks the agent to run a task cycle if tasks are pending, with `args.tasks` enqueued first. */
   async wake(target: AgentTarget, args?: WakeArgs): Promise<void> {
-    await this.signal(target, messages.wakeSignal, args === undefined ? [] : [args]);
+    await this.signal(target, 'wake', args === undefined ? [] : [args]);
   }
 
   /** The agent's active scratchpad, asked of the running workflow (a query: a worker must answer). */

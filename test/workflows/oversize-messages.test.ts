@@ -138,7 +138,7 @@ describe('messages over the payload limit', () => {
         expect(printed.text).toContain(limit);
         const agents = new Agents(client);
         const target = { agentId, taskQueue };
-        const refused = await agents.signal(target, directiveSignal, [megabyte]).catch((error: Error) => error);
+        const refused = await agents.signal(target, 'directive', [megabyte]).catch((error: Error) => error);
         expect(refused).toBeInstanceOf(RangeError);
         expect((refused as Error).message).toMatch(
           new RegExp(`^the directive signal to agent ${agentId} was refused by the Temporal server: [^\n]+$`),
