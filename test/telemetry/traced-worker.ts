@@ -1,3 +1,4 @@
+import * as fs from 'node:fs/promises';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Client } from '@temporalio/client';
 import { Worker, type WorkflowBundleWithSourceMap, bundleWorkflowCode } from '@temporalio/worker';
@@ -9,18 +10,24 @@ import { MemoryObservationStore } from '../../src/activities/observations/memory
 import { ToolRegistry } from '../../src/activities/tools/registry';
 import { workflowBundleOptions } from '../../src/config/paths';
 import { telemetryClientInterceptors, telemetryWorkflowModules, workerTelemetry } from '../../src/telemetry';
-import { quietBundlerLogger } from '../../src/workers/bundle-cache';
+import { bundleCacheDirectory, cachedWorkflowBundle, quietBundlerLogger } from '../../src/workers/bundle-cache';
 import { workerSinks } from '../../src/workers/create-worker';
 import { toolInfoOf } from '../../src/workers/tool-info';
 import { sandboxOptions } from '../helpers/worker';
 
-/** The workflow code with telemetry's interceptor modules, as a worker with telemetry on bundles it. */
-export function tracedBundle(): Promise<WorkflowBundleWithSourceMap> {
-  return bundleWorkflowCode({
-    ...workflowBundleOptions(),
-    workflowInterceptorModules: telemetryWorkflowModules(),
-    logger: quietBundlerLogger,
-  });
+/**
+ * The workflow code with telemetry's interceptor modules, as `createWorker` bundles it with telemetry on: from the
+ * product's bundle cache, so the files of a run (and later runs of unchanged code) bundle it once.
+ */
+export async function tracedBundle(): Promise<WorkflowBundleWithSourceMap> {
+  const directory = bundleCacheDirectory();
+  if (!directory) {
+    const options = { ...workflowBundleOptions(), workflowInterceptorModules: telemetryWorkflowModules() };
+    return bundleWorkflowCode({ ...options, logger: quietBundlerLogger });
+  }
+  const { codePath } = await cachedWorkflowBundle(directory, telemetryWorkflowModules());
+  // The source map is inline in the code; the field is deprecated and unread.
+  return { code: await fs.readFile(codePath, 'utf8'), sourceMap: '' };
 }
 
 /** A client whose calls carry their trace into the workflows (this process's telemetry must be started). */
