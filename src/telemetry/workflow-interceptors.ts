@@ -2,16 +2,11 @@
 // interceptors, whose tracer this module's spans use. Spans made here end up at Temporal's exporter sink, which is not
 // called while a history replays: a span that ended before a worker restart is not exported again by the next worker.
 import * as otel from '@opentelemetry/api';
-import { headersWithContext } from '@temporalio/interceptors-opentelemetry/lib/instrumentation';
 import {
   type Next,
-  type SignalInput,
-  type StartChildWorkflowExecutionInput,
-  type UpdateInput,
   type WorkflowExecuteInput,
   type WorkflowInboundCallsInterceptor,
   type WorkflowInterceptors,
-  type WorkflowOutboundCallsInterceptor,
   proxySinks,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -23,14 +18,12 @@ import { memoryChurn, memorySizes } from './memory-churn';
 import type { TelemetrySinks } from './sinks';
 import { runIdGenerator, useIdGenerator } from './workflow-ids';
 import { workflowHook } from './workflow-hook';
+import { agentTurnInterceptors } from './turn-traces';
 
 const { scratchpadTelemetry } = proxySinks<TelemetrySinks>();
 
 /** The workflow types that run one cycle of an agent through the kernel. */
 const CYCLE_TYPES = new Set(['agentCycle', 'subagentCycle', 'investigationCycle', 'stageCycle']);
-/** The agent's messages that start a turn, whose trace the turn's cycle continues. */
-const TURN_UPDATES = new Set(['send', 'startTurn', 'runCycle', 'enqueue']);
-const TURN_SIGNALS = new Set(['wake']);
 
 const tracer = () => otel.trace.getTracer('durable-scratchpad');
 
@@ -117,59 +110,11 @@ class CycleInbound implements WorkflowInboundCallsInterceptor {
   }
 }
 
-/**
- * The agent workflow starts each turn's cycle from its main loop, whose trace is the agent's own start. The message
- * that asked for the turn (`send`, `runCycle`, `enqueue`, `wake`) left its context here; the cycle continues that
- * trace instead, so one turn is one trace from the client to the activities. Turns start in the order asked.
- */
-class TurnTraces {
-  private readonly waiting: otel.Context[] = [];
-
-  remember(): void {
-    // Bounded: turns asked while earlier ones wait are few, and a context is only a trace and a span id.
-    if (this.waiting.length < 100) this.waiting.push(otel.context.active());
-  }
-
-  continueTurn(input: StartChildWorkflowExecutionInput): StartChildWorkflowExecutionInput {
-    if (input.workflowType !== 'agentCycle') return input;
-    const turn = this.waiting.shift();
-    return turn ? { ...input, headers: otel.context.with(turn, () => headersWithContext(input.headers)) } : input;
-  }
-}
-
-class AgentInbound implements WorkflowInboundCallsInterceptor {
-  constructor(private readonly turns: TurnTraces) {}
-
-  handleUpdate(input: UpdateInput, next: Next<WorkflowInboundCallsInterceptor, 'handleUpdate'>): Promise<unknown> {
-    if (TURN_UPDATES.has(input.name)) this.turns.remember();
-    return next(input);
-  }
-
-  handleSignal(input: SignalInput, next: Next<WorkflowInboundCallsInterceptor, 'handleSignal'>): Promise<void> {
-    if (TURN_SIGNALS.has(input.signalName)) this.turns.remember();
-    return next(input);
-  }
-}
-
-class AgentOutbound implements WorkflowOutboundCallsInterceptor {
-  constructor(private readonly turns: TurnTraces) {}
-
-  startChildWorkflowExecution(
-    input: StartChildWorkflowExecutionInput,
-    next: Next<WorkflowOutboundCallsInterceptor, 'startChildWorkflowExecution'>,
-  ) {
-    return next(this.turns.continueTurn(input));
-  }
-}
-
 export const interceptors = (): WorkflowInterceptors => {
   const { workflowType: type, runId } = workflowInfo();
   useIdGenerator(runIdGenerator(runId));
   installTelemetryHook(workflowHook(scratchpadTelemetry));
   if (CYCLE_TYPES.has(type)) return { inbound: [new CycleInbound()] };
-  if (type === 'agent') {
-    const turns = new TurnTraces();
-    return { inbound: [new AgentInbound(turns)], outbound: [new AgentOutbound(turns)] };
-  }
+  if (type === 'agent') return agentTurnInterceptors();
   return {};
 };
