@@ -88,10 +88,13 @@ export class Agents {
    * does. Refused at once when no worker polls the agent's task queue.
    */
   stream(target: AgentTarget, args: SendArgs, options: Omit<FollowOptions, 'from'> = {}): TurnStream {
-    const started = requireWorker(this.client, target.taskQueue).then(
-      async () => (await this.update(target, messages.startTurnUpdate, [args])).cycleId,
-    );
-    return new TurnStream(started, (cycleId) => this.resume(cycleId, options));
+    return new TurnStream(this.startTurn(target, args), (cycleId) => this.resume(cycleId, options));
+  }
+
+  /** Starts a chat turn to read with `resume`: its cycle id once the cycle has started (`stream` does both). */
+  async startTurn(target: AgentTarget, args: SendArgs): Promise<string> {
+    await requireWorker(this.client, target.taskQueue);
+    return (await this.update(target, messages.startTurnUpdate, [args])).cycleId;
   }
 
   /**

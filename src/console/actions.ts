@@ -45,9 +45,10 @@ export async function agentAction(
   const target = await liveTarget(client, agentId);
   switch (action) {
     case 'send': {
-      const answer = await agents.send(target, { message: field(form, 'message') });
-      const n = parseCycleWorkflowId(answer.cycleId)?.n;
-      return n === undefined ? page : `${page}/cycles/${n}`;
+      // To the turn's live page, which shows the reply as it is written.
+      const cycleId = await agents.startTurn(target, { message: field(form, 'message') });
+      const n = parseCycleWorkflowId(cycleId)?.n;
+      return n === undefined ? page : `${page}/cycles/${n}/live`;
     }
     case 'directive':
       await agents.directive(target, field(form, 'text'));

@@ -59,12 +59,21 @@ nav.pager a{margin-right:1em}
 
 /** A whole page: header links, title and body. */
 export function layout(title: string, body: Html): string {
-  return `<!doctype html>
+  const [open, close] = layoutParts(title);
+  return `${open}${body.text}${close}`;
+}
+
+/** A page's markup before its body and after it, for a page sent in pieces. */
+export function layoutParts(title: string): [string, string] {
+  return [
+    `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)} · scratchpad console</title><style>${STYLE}</style></head>
 <body><header><strong>scratchpad console</strong><a href="/">Agents</a><a href="/approvals">Approvals</a>
 <a href="/research">Research</a></header>
-<main>${body.text}</main></body></html>`;
+<main>`,
+    `</main></body></html>`,
+  ];
 }
 
 /** A form that posts to `action` with the console's CSRF token. */

@@ -11,6 +11,7 @@ import { cyclePage } from './pages/cycle';
 import { approvalsPage } from './pages/approvals';
 import { researchPage, stagedPage } from './pages/runs';
 import { agentAction, decideAction } from './actions';
+import { streamTurnPage } from './pages/turn';
 import { archivePage } from './pages/archive';
 import type { ObservationStore } from '../activities/observations/entry';
 
@@ -141,6 +142,15 @@ async function handle(
       return;
     }
     if (request.method !== 'GET' && request.method !== 'HEAD') throw new BadRequest(`${request.method} is not served`);
+    const live = /^\/agents\/([^/]+)\/cycles\/(\d+)\/live$/.exec(url.pathname);
+    if (live)
+      return await streamTurnPage(
+        options.client,
+        decodeURIComponent(live[1]!),
+        Number(live[2]),
+        response,
+        SECURITY_HEADERS,
+      );
     const page = route(options, auth, url);
     if (!page) throw new NotFound(`no page at ${url.pathname}`);
     const { title, body } = await page;

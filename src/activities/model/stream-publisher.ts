@@ -5,10 +5,12 @@ import type { TextListener } from './provider';
 
 /**
  * How long text gathers before it is sent, after the first piece (which goes at once: the time to the first token is
- * what a person waits on). Each batch is one signal, so one event in the cycle's history: this bounds the history a
- * streamed reply adds to its text plus one event's overhead per interval.
+ * what a person waits on). Each batch is one signal, an event and a workflow task in the cycle's history, so the wait
+ * grows by a quarter each batch, to at most {@link MAX_BATCH_MS}: a short reply comes in small steps, and a long one
+ * adds about two batches' worth of events a second.
  */
 export const STREAM_BATCH_MS = 150;
+const MAX_BATCH_MS = 600;
 /** Characters one signal carries at most; a longer batch goes as several. */
 const BATCH_CHARS = 8_000;
 
@@ -46,7 +48,7 @@ export class StreamPublisher {
     if (this.failed || text === '') return;
     this.pending += text;
     if (this.seq === 0) this.flush();
-    else this.timer ??= setTimeout(() => this.flush(), this.batchMs);
+    else this.timer ??= setTimeout(() => this.flush(), Math.min(MAX_BATCH_MS, this.batchMs * 1.25 ** this.seq));
   };
 
   /** Sends what is gathered and waits until every batch has been sent (or publishing stopped). */
