@@ -144,7 +144,7 @@ describe('with the worker dependencies installed beside it', () => {
       console.log(JSON.stringify({ worker: Object.keys(worker).sort(), testing: Object.keys(testing).sort() }));
     `);
     expect(JSON.parse(output)).toEqual({
-      worker: ['ScratchpadPlugin', 'createWorker', 'defineTool'],
+      worker: ['ScratchpadPlugin', 'createWorker', 'defineTool', 'telemetryWorkflowModules'],
       testing: ['MemoryObservationStore', 'ScriptedProvider', 'startTestServer'],
     });
     expect(run(path.join(app, 'node_modules/.bin/scratchpad'), ['--help'], folder)).toMatch(/^Usage: scratchpad/);
