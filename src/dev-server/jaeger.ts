@@ -19,6 +19,8 @@ export interface StoredSpan {
   parentSpanId?: string;
   name: string;
   service: string;
+  /** The resource's attributes (Jaeger's process tags). */
+  resource: Record<string, unknown>;
   tags: Record<string, unknown>;
   events: { name: string; fields: Record<string, unknown> }[];
 }
@@ -100,7 +102,7 @@ interface QuerySpan {
 
 interface QueryTrace {
   spans: QuerySpan[];
-  processes: Record<string, { serviceName: string }>;
+  processes: Record<string, { serviceName: string; tags?: { key: string; value: unknown }[] }>;
 }
 
 function record(entries: { key: string; value: unknown }[] = []): Record<string, unknown> {
@@ -141,6 +143,7 @@ export async function startJaeger(): Promise<Jaeger> {
           parentSpanId: span.references?.find((reference) => reference.refType === 'CHILD_OF')?.spanID,
           name: span.operationName,
           service: trace.processes[span.processID]?.serviceName ?? '',
+          resource: record(trace.processes[span.processID]?.tags),
           tags: record(span.tags),
           events: (span.logs ?? []).map((entry) => {
             const fields = record(entry.fields);

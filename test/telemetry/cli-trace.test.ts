@@ -52,6 +52,7 @@ describe('scratchpad send with the OTEL_* variables set', () => {
     );
     const root = spans.find((span) => span.name === 'scratchpad send')!;
     expect(root.parentSpanId).toBeUndefined();
+    expect(root.resource).toMatchObject({ 'deployment.environment.name': 'test' });
     const trace = spans.filter((span) => span.traceId === root.traceId);
     expect(trace.map((span) => span.name)).toEqual(
       expect.arrayContaining([
