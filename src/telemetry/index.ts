@@ -74,14 +74,11 @@ export async function shutdownTelemetry(): Promise<void> {
 }
 
 /**
- * The workflow interceptor modules a bundle needs for telemetry (Temporal's first, whose tracer this package's use),
- * for a worker given a prebuilt `workflowBundle`: pass them to `bundleWorkflowCode({ workflowInterceptorModules })`.
+ * The workflow interceptor modules a bundle needs for telemetry (Temporal's own interceptors come with them), for a
+ * worker given a prebuilt `workflowBundle`: pass them to `bundleWorkflowCode({ workflowInterceptorModules })`.
  */
 export function telemetryWorkflowModules(): string[] {
-  return [
-    require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'),
-    require.resolve('./workflow-interceptors'),
-  ];
+  return [require.resolve('./workflow-interceptors')];
 }
 
 /**

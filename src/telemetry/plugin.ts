@@ -1,7 +1,13 @@
 // Loaded only with telemetry on (telemetry/index.ts).
 import type { Resource } from '@opentelemetry/resources';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { OpenTelemetryPlugin } from '@temporalio/interceptors-opentelemetry';
+import {
+  OpenTelemetryActivityInboundInterceptor,
+  type OpenTelemetrySinks,
+  OpenTelemetryActivityOutboundInterceptor,
+  OpenTelemetryWorkflowClientInterceptor,
+  makeWorkflowExporter,
+} from '@temporalio/interceptors-opentelemetry';
 import { SimplePlugin } from '@temporalio/plugin';
 import type { InjectedSinks, ReplayWorkerOptions, WorkerOptions, WorkerPlugin } from '@temporalio/worker';
 import { type ActivitySpanOptions, GenAiActivityInterceptor } from './activity-spans';
@@ -15,20 +21,34 @@ export interface WorkerTelemetryOptions extends Omit<ActivitySpanOptions, 'metri
   spanProcessor: SpanProcessor;
 }
 
-/** This package's part: the GenAI activity spans, the workflow module and the sink behind the metrics. */
-class GenAiPlugin extends SimplePlugin {
-  private readonly sinks: InjectedSinks<TelemetrySinks>;
+/**
+ * Temporal's OpenTelemetry plugin, as its parts: the client and activity interceptors and the workflow spans' exporter
+ * sink are Temporal's; the workflow module is this package's (telemetry/workflow-interceptors.ts), which runs
+ * Temporal's workflow interceptors without their extra microtasks (telemetry/temporal-spans.ts), then the GenAI
+ * spans inside them. The GenAI activity spans and the metrics' sink are this package's too.
+ */
+class TelemetryPlugin extends SimplePlugin {
+  private readonly sinks: InjectedSinks<TelemetrySinks & OpenTelemetrySinks>;
 
   constructor(options: WorkerTelemetryOptions) {
     const metrics = telemetryMetrics();
     super({
       name: 'durable-scratchpad-telemetry',
+      clientInterceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] },
       workerInterceptors: {
-        activity: [(context) => ({ inbound: new GenAiActivityInterceptor(context, { ...options, metrics }) })],
+        client: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] },
+        activity: [
+          (context) => ({
+            inbound: new OpenTelemetryActivityInboundInterceptor(context),
+            outbound: new OpenTelemetryActivityOutboundInterceptor(context),
+          }),
+          (context) => ({ inbound: new GenAiActivityInterceptor(context, { ...options, metrics }) }),
+        ],
         workflowModules: [require.resolve('./workflow-interceptors')],
       },
     });
     this.sinks = {
+      exporter: makeWorkflowExporter(options.spanProcessor, options.resource),
       scratchpadTelemetry: {
         cycleEnded: { fn: (_info, cycle) => metrics.cycleEnded(cycle) },
         approvalWaiting: { fn: (_info, change) => metrics.approvalWaiting(change) },
@@ -46,13 +66,7 @@ class GenAiPlugin extends SimplePlugin {
   }
 }
 
-/**
- * The worker plugins of telemetry, in order: Temporal's OpenTelemetry plugin (client, workflow and activity spans,
- * context in headers, workflow spans through a sink) and this package's GenAI spans and metrics inside it.
- */
+/** The worker plugins of telemetry: client, workflow and activity spans, context in headers, GenAI spans, metrics. */
 export function telemetryWorkerPlugins(options: WorkerTelemetryOptions): WorkerPlugin[] {
-  return [
-    new OpenTelemetryPlugin({ resource: options.resource, spanProcessor: options.spanProcessor }),
-    new GenAiPlugin(options),
-  ];
+  return [new TelemetryPlugin(options)];
 }

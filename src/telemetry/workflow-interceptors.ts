@@ -1,5 +1,5 @@
-// Workflow code (the sandbox): bundled only into a worker with telemetry on, after Temporal's own OpenTelemetry
-// interceptors, whose tracer this module's spans use. Spans made here end up at Temporal's exporter sink, which is not
+// Workflow code (the sandbox): bundled only into a worker with telemetry on, with Temporal's own OpenTelemetry
+// interceptors first (telemetry/temporal-spans.ts), whose tracer this module's spans use. Spans made here end up at Temporal's exporter sink, which is not
 // called while a history replays: a span that ended before a worker restart is not exported again by the next worker.
 import * as otel from '@opentelemetry/api';
 import {
@@ -19,6 +19,7 @@ import type { TelemetrySinks } from './sinks';
 import { runIdGenerator, useIdGenerator } from './workflow-ids';
 import { workflowHook } from './workflow-hook';
 import { agentTurnInterceptors } from './turn-traces';
+import { temporalInterceptors } from './temporal-spans';
 
 const { scratchpadTelemetry } = proxySinks<TelemetrySinks>();
 
@@ -79,7 +80,7 @@ function endCycle(span: otel.Span, start: CycleStart, result: CycleResult): void
 
 /** `invoke_agent {agent}` around a cycle workflow, with the cycle's outcome, usage and memory churn. */
 class CycleInbound implements WorkflowInboundCallsInterceptor {
-  async execute(input: WorkflowExecuteInput, next: Next<WorkflowInboundCallsInterceptor, 'execute'>) {
+  execute(input: WorkflowExecuteInput, next: Next<WorkflowInboundCallsInterceptor, 'execute'>): Promise<unknown> {
     const start = (input.args[0] ?? {}) as CycleStart;
     const agent = start.agentId ?? 'unknown';
     const attributes: otel.Attributes = {
@@ -94,27 +95,41 @@ class CycleInbound implements WorkflowInboundCallsInterceptor {
         [GENAI.inputMessages]: JSON.stringify([{ role: 'user', text: start.message }]).slice(0, 16 * 1024),
       }),
     };
-    return tracer().startActiveSpan(`invoke_agent ${agent}`, { attributes }, async (span) => {
-      try {
-        const result = (await next(input)) as CycleResult;
-        endCycle(span, start, result);
-        return result;
-      } catch (error) {
+    const span = tracer().startSpan(`invoke_agent ${agent}`, { attributes });
+    // The workflow gets the promise `next` made, not one chained after it: no microtask more than without telemetry.
+    const result = otel.context.with(otel.trace.setSpan(otel.context.active(), span), () => next(input));
+    result.then(
+      (value) => {
+        endCycle(span, start, value as CycleResult);
+        span.end();
+      },
+      (error: unknown) => {
         span.setAttribute(GENAI.errorType, (error as { name?: string })?.name ?? 'Error');
         span.setStatus({ code: otel.SpanStatusCode.ERROR });
-        throw error;
-      } finally {
         span.end();
-      }
-    });
+      },
+    );
+    return result;
   }
+}
+
+/** This package's interceptors for a workflow of `type`. */
+function ownInterceptors(type: string): WorkflowInterceptors {
+  if (CYCLE_TYPES.has(type)) return { inbound: [new CycleInbound()] };
+  if (type === 'agent') return agentTurnInterceptors();
+  return {};
 }
 
 export const interceptors = (): WorkflowInterceptors => {
   const { workflowType: type, runId } = workflowInfo();
+  // Temporal's first: making them registers the workflow's tracer provider, whose ids then come from the run id.
+  const temporal = temporalInterceptors();
   useIdGenerator(runIdGenerator(runId));
   installTelemetryHook(workflowHook(scratchpadTelemetry));
-  if (CYCLE_TYPES.has(type)) return { inbound: [new CycleInbound()] };
-  if (type === 'agent') return agentTurnInterceptors();
-  return {};
+  const own = ownInterceptors(type);
+  return {
+    inbound: [...temporal.inbound, ...(own.inbound ?? [])],
+    outbound: [...temporal.outbound, ...(own.outbound ?? [])],
+    internals: temporal.internals,
+  };
 };

@@ -1,12 +1,14 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { Agents } from '../../src/clients/agents';
 import { agentWorkflowId, cycleWorkflowId } from '../../src/common/ids';
 import { approvalsQuery, decideUpdate } from '../../src/common/messages/agent';
 import type { CycleResult } from '../../src/core/cycle/input';
 import { defaultScratchpad } from '../../src/core/scratchpad/scratchpad';
 import { shutdownTelemetry, startTelemetry } from '../../src/telemetry';
+import { workerSinks } from '../../src/workers/create-worker';
 import { testEnvironment, uniqueId, uniqueTaskQueue, waitFor } from '../helpers/temporal';
+import { workflowBundle } from '../helpers/workflow-bundle';
 import { type Jaeger, type StoredSpan, startJaeger } from '../../src/dev-server/jaeger';
 import { tracedBundle, tracedClient, tracedWorker } from './traced-worker';
 
@@ -152,6 +154,16 @@ describe('traces and metrics in the GenAI conventions, read back from Jaeger', (
     // No message text without OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true: not the user's, the
     // model's, the tool's or the memory's.
     expect(JSON.stringify(spans)).not.toContain(SECRET);
+
+    // Recorded with telemetry on, both histories replay on a worker without it: telemetry can be turned off.
+    for (const workflowId of [agentWorkflowId(agentId), cycleWorkflowId(agentId, 1)]) {
+      const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+      await Worker.runReplayHistory(
+        { workflowBundle: await workflowBundle(), sinks: workerSinks() },
+        history,
+        workflowId,
+      );
+    }
   });
 
   it('a rejected update is an update_memory span in error, with the reason', async () => {
