@@ -1,7 +1,9 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { ToolRegistry } from '../../src/activities/tools/registry';
+import { workerSinks } from '../../src/workers/create-worker';
 import type { ScriptEntry } from '../../src/activities/model/scripted';
 import { Agents } from '../../src/clients/agents';
 import type { TurnEvent } from '../../src/clients/turn-stream';
@@ -217,6 +219,32 @@ async function collect(events: AsyncIterable<TurnEvent>): Promise<TurnEvent[]> {
   for await (const event of events) all.push(event);
   return all;
 }
+
+describe('a turn cancelled as its cycle starts (its local activities running)', () => {
+  it('ends cancelled, and its closed history replays: its stream still reads', async () => {
+    // A catalogue that takes a moment, so that the cancel comes while the local activity runs. (The race the fix is
+    // for, a cancel recorded between two local activities' markers, the server decides; this is the nearest a test gets.)
+    class SlowRegistry extends ToolRegistry {
+      override async catalogue(...args: Parameters<ToolRegistry['catalogue']>) {
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        return super.catalogue(...args);
+      }
+    }
+    const script = [{ text: REPLY, delayMs: 30_000 }];
+    const extra = { toolRegistry: new SlowRegistry() };
+    const { worker, taskQueue } = await scriptedWorker(env, bundle, script, 'stream-cancel-la', {}, extra);
+    const agents = new Agents(env.client);
+    const target = newAgent(taskQueue);
+    await worker.runUntil(async () => {
+      const cycleId = await agents.startTurn(target, { message: 'Tell me about Lisbon.' });
+      await agents.cancelCycle(target, cycleId);
+      const events = await collect(agents.resume(cycleId));
+      expect(events.at(-1)).toMatchObject({ type: 'cancelled' });
+      const history = await env.client.workflow.getHandle(cycleId).fetchHistory();
+      await Worker.runReplayHistory({ workflowBundle: bundle, sinks: workerSinks() }, history, cycleId);
+    });
+  });
+});
 
 describe('no worker polls the agent’s task queue', () => {
   it('send and stream fail within seconds with the command line’s advice, and start no agent', async () => {

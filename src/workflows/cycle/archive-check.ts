@@ -1,4 +1,4 @@
-import { proxyLocalActivities } from '@temporalio/workflow';
+import { CancellationScope, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import { archivePointerIds } from '../../core/scratchpad/budget';
 import { appendNote } from '../../core/scratchpad/update';
@@ -25,7 +25,12 @@ export function missingArchivesNote(ids: readonly string[]): string {
 export async function collectAndCheckArchives(run: CycleRun): Promise<string[]> {
   const { agentId, before } = run.input;
   const archiveIds = archivePointerIds(before);
-  const { missingArchives } = await gcObservations({ agentId, cycleId: run.cycleId, archiveIds });
+  // A cancel that lands during a local activity takes effect at the next await: cancelled mid-way, a local activity
+  // leaves no marker, and a replay of that history (a query of the closed cycle) would not find the cycle's end where
+  // the first run put it.
+  const { missingArchives } = await CancellationScope.nonCancellable(() =>
+    gcObservations({ agentId, cycleId: run.cycleId, archiveIds }),
+  );
   if (missingArchives.length > 0) {
     const note = missingArchivesNote(missingArchives);
     if (!run.state.notes.includes(note)) run.state = { ...run.state, notes: appendNote(run.state.notes, note) };

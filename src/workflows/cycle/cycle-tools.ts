@@ -1,4 +1,10 @@
-import { ActivityFailure, TimeoutFailure, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  CancellationScope,
+  TimeoutFailure,
+  proxyActivities,
+  proxyLocalActivities,
+} from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import type { ToolCallInput, Observation } from '../../core/tools/observation';
 import { SCRATCHPAD_READ } from '../../core/tools/observation';
@@ -76,7 +82,8 @@ export class CycleTools {
   /** Lists the catalogue and selects from it; returns the lines for notes: nothing is dropped unseen. */
   async load(): Promise<string[]> {
     const { listTools } = proxyLocalActivities<Activities>(listToolsOptions());
-    const listing = await listTools();
+    // Not cancelled mid-way, as gcObservations (archive-check.ts): a replay must find its marker.
+    const listing = await CancellationScope.nonCancellable(() => listTools());
     for (const entry of listing.tools) this.catalogue.set(entry.name, entry);
     // Named explicitly, these pass through: `scratchpad_read` joins on its own otherwise.
     const workflowSide = [SCRATCHPAD_READ, ...this.handled.filter((name) => !VERBS.includes(name))];

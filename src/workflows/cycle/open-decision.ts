@@ -1,4 +1,4 @@
-import { ApplicationFailure, proxyLocalActivities } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import {
   APPROVAL_REFUSED,
@@ -61,7 +61,9 @@ export async function openDecision(book: ApprovalBook, raw: DecisionArgs): Promi
   const by = parsed.data.by ?? 'unknown';
   book.begin(pending.callId, by);
   if (args) {
-    const checked = await checkToolArgs({ name: pending.tool, args }).catch((error: unknown) => ({
+    // Not cancelled mid-way, as gcObservations (archive-check.ts): a replay must find its marker.
+    const checking = CancellationScope.nonCancellable(() => checkToolArgs({ name: pending.tool, args }));
+    const checked = await checking.catch((error: unknown) => ({
       ok: false as const,
       error: `the arguments could not be checked: ${failureMessage(error)}`,
     }));
