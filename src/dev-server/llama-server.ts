@@ -36,6 +36,14 @@ export interface LlamaServerOptions {
    * where a spinning thread takes the core the thread it waits for needs.
    */
   poll?: number;
+  /**
+   * Threads for generation and prompt processing (`-t`); llama.cpp's default is one per core. Each token is computed
+   * in steps that every thread must finish before the next starts, so on cores that other processes also want, one
+   * thread that waits for a core holds up the rest: with two threads on two busy cores generation fell to 2 to 5
+   * tokens a second, with one it stayed near 35. The count changes the arithmetic's rounding, so a tiny model's reply
+   * can differ with it; given, the replies no longer depend on how many cores the machine has.
+   */
+  threads?: number;
 }
 
 function repoRoot(): string {
@@ -76,6 +84,7 @@ export async function startLlamaServer(options: LlamaServerOptions): Promise<Lla
     ['--host', '127.0.0.1', '--port', String(port)],
     ['-c', String(options.contextSize ?? 4096), '-np', '1'],
     options.poll === undefined ? [] : ['--poll', String(options.poll)],
+    options.threads === undefined ? [] : ['-t', String(options.threads)],
     ['--jinja', '--no-webui'],
     options.tools ? ['--chat-template-file', options.files.toolTemplate] : [],
   ].flat();

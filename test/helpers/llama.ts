@@ -21,7 +21,11 @@ import { useWorkflowEnvironment } from './worker';
  * The real-model tests (test/models/llama-*.test.ts): llama.cpp's llama-server with SmolLM2-135M-Instruct. They are
  * split in two files so that jest runs them on two workers, each file starting only the servers it asks for, each
  * server's threads sleeping while they wait (`--poll 0`): files that generate at once then share the two cores instead
- * of spinning on them. The thread count stays llama.cpp's own, which the model's answers depend on.
+ * of spinning on them. Each server computes on one thread: with one per core (llama.cpp's default) every step waits for
+ * the thread that lost its core to the rest of the suite, and generation fell from ~70 tokens a second to 2-5 (one
+ * thread keeps ~35 on busy cores). The model's answers depend on the thread count; fixed, they no longer depend on the
+ * machine's. `LLAMA_TEST_LOG_DIR=DIR` keeps each server's log there (per request: the prompt tokens it processed,
+ * the tokens generated, and how long each took).
  */
 
 export const MODEL = 'smollm2';
@@ -57,7 +61,9 @@ export function useLlamaServers<Name extends string>(
   beforeAll(async () => {
     const files = await ensureLlamaFiles((line) => process.stderr.write(`${line}\n`));
     const names = Object.keys(settings) as Name[];
-    const servers = await Promise.all(names.map((name) => startLlamaServer({ files, poll: 0, ...settings[name] })));
+    const servers = await Promise.all(
+      names.map((name) => startLlamaServer({ files, poll: 0, threads: 1, ...settings[name] })),
+    );
     const home = fs.mkdtempSync(path.join(os.tmpdir(), 'llama-test-'));
     started = {
       ...setup!,
@@ -67,6 +73,15 @@ export function useLlamaServers<Name extends string>(
     ready(started);
   }, 30 * 60_000);
   afterAll(async () => {
+    const logDir = process.env.LLAMA_TEST_LOG_DIR;
+    if (logDir) {
+      for (const [name, server] of Object.entries<LlamaServer>(started?.servers ?? {})) {
+        fs.writeFileSync(
+          path.join(logDir, `${path.basename(expect.getState().testPath ?? 'llama')}-${name}.log`),
+          server.log(),
+        );
+      }
+    }
     await Promise.all(Object.values<LlamaServer>(started?.servers ?? {}).map((server) => server.stop()));
   });
 

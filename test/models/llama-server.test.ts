@@ -55,8 +55,10 @@ describe('the memory loop on a server without tool calling (#json by the probe)'
   it('a chat turn replies within its cap, and reflect changes the memory', async () => {
     const lines: string[] = [];
     const { worker, taskQueue } = await modelWorker(spec(plain), lines);
-    // One tool: respond is held to `{"reply"}` or a call of it.
-    const target = newAgent(taskQueue, ['echo']);
+    // One tool: respond is held to `{"reply"}` or a call of it. Reflect's update on one thread takes 265 tokens (the
+    // tiny model fills most keys): its cap leaves room, so that one update without a corrective retry is what counts.
+    const caps = { ...CAPS, reflect: 384 };
+    const target = { ...newAgent(taskQueue, ['echo']), settings: { maxOutputTokens: caps, tools: ['echo'] } };
     const agents = new Agents(env.client);
     await worker.runUntil(async () => {
       const answer = await agents.send(target, { message: 'My name is Ada and I live in Lisbon. I like green tea.' });
@@ -65,7 +67,7 @@ describe('the memory loop on a server without tool calling (#json by the probe)'
       // Constrained decoding gave reflect its update_scratchpad arguments: the memory changed, and no note says not.
       expect(result.memoryUnchanged).toBeUndefined();
       expect(memoryChanged(defaultScratchpad(target.purpose), result.after)).toBe(true);
-      expect(result.usage.outputTokens).toBeLessThanOrEqual(CAPS.respond + CAPS.reflect);
+      expect(result.usage.outputTokens).toBeLessThanOrEqual(caps.respond + caps.reflect);
     });
     expect(lines.join('\n')).toContain('speaks #json');
   });
