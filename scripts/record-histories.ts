@@ -35,6 +35,7 @@ import {
   injectUpdate,
   runCycleUpdate,
   sendUpdate,
+  startTurnUpdate,
   statusQuery,
 } from '../src/common/messages/agent';
 
@@ -249,6 +250,26 @@ const RECORDINGS: Recording[] = [
       const handle = await startStaged(client, taskQueue, input, 1);
       await handle.result();
       return { 'staged-task-outcome-memo': { workflowId: handle.workflowId } };
+    },
+  },
+  {
+    // A streamed chat turn (design.md, Streaming): its text in batches of `streamChunk` signals, a tool call between
+    // two model calls, then reflect.
+    name: 'agent-streamed-turn',
+    script: [
+      { text: 'Let me check. ', tool: 'echo', args: { message: 'ping' } },
+      { text: 'The echo answered ping, so the tool works as it should, every time it is asked.', delayMs: 1500 },
+      { tool: 'update_scratchpad', args: { trajectory_now: 'Checked the echo' } },
+    ],
+    async run({ client }, taskQueue) {
+      const target = agentTarget('agent-streamed-turn', taskQueue, { tools: ['echo'] });
+      const workflowId = `agent/${target.agentId}`;
+      await updateAgent(client, target, startTurnUpdate, [{ message: 'Does the echo work?' }]);
+      await waitUntilIdle(client.workflow.getHandle(workflowId));
+      return {
+        'agent-streamed-turn': { workflowId },
+        'agent-cycle-streamed-turn': { workflowId: `${workflowId}/cycle/1` },
+      };
     },
   },
   {
