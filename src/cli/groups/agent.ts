@@ -8,7 +8,7 @@ export const AGENT_COMMANDS: readonly CommandEntry[] = [
   command(
     'send',
     '[options] <agent> <text>',
-    'one chat turn (respond, then reflect into the scratchpad); prints the reply',
+    'one chat turn (respond, then reflect into the scratchpad); prints the reply as it is written; Ctrl-C cancels it',
     () => import('../commands/send'),
   ),
   command(
