@@ -17,6 +17,7 @@ import {
 import {
   type ActivityInput,
   ContinueAsNew,
+  type Headers,
   type LocalActivityInput,
   type Next,
   type SignalInput,
@@ -101,11 +102,14 @@ class Inbound extends OpenTelemetryInboundInterceptor {
 }
 
 class Outbound extends OpenTelemetryOutboundInterceptor {
+  /** `next` with the context of a new span `name` in the headers, the span ending when what it started settles. */
+  private start<I extends { headers: Headers }, T>(name: string, input: I, next: (input: I) => Promise<T>) {
+    return spanned(this.tracer, name, () => next({ ...input, headers: headersWithContext(input.headers) }));
+  }
+
   override scheduleActivity(input: ActivityInput, next: Next<WorkflowOutboundCallsInterceptor, 'scheduleActivity'>) {
     if (!avoidsExtraYields()) return super.scheduleActivity(input, next);
-    return spanned(this.tracer, `StartActivity:${input.activityType}`, () =>
-      next({ ...input, headers: headersWithContext(input.headers) }),
-    );
+    return this.start(`StartActivity:${input.activityType}`, input, next);
   }
 
   override scheduleLocalActivity(
@@ -113,9 +117,7 @@ class Outbound extends OpenTelemetryOutboundInterceptor {
     next: Next<WorkflowOutboundCallsInterceptor, 'scheduleLocalActivity'>,
   ) {
     if (!avoidsExtraYields()) return super.scheduleLocalActivity(input, next);
-    return spanned(this.tracer, `StartActivity:${input.activityType}`, () =>
-      next({ ...input, headers: headersWithContext(input.headers) }),
-    );
+    return this.start(`StartActivity:${input.activityType}`, input, next);
   }
 
   override startChildWorkflowExecution(
@@ -123,16 +125,12 @@ class Outbound extends OpenTelemetryOutboundInterceptor {
     next: Next<WorkflowOutboundCallsInterceptor, 'startChildWorkflowExecution'>,
   ) {
     if (!avoidsExtraYields()) return super.startChildWorkflowExecution(input, next);
-    return spanned(this.tracer, `StartChildWorkflow:${input.workflowType}`, () =>
-      next({ ...input, headers: headersWithContext(input.headers) }),
-    );
+    return this.start(`StartChildWorkflow:${input.workflowType}`, input, next);
   }
 
   override signalWorkflow(input: SignalWorkflowInput, next: Next<WorkflowOutboundCallsInterceptor, 'signalWorkflow'>) {
     if (!avoidsExtraYields()) return super.signalWorkflow(input, next);
-    return spanned(this.tracer, `SignalWorkflow:${input.signalName}`, () =>
-      next({ ...input, headers: headersWithContext(input.headers) }),
-    );
+    return this.start(`SignalWorkflow:${input.signalName}`, input, next);
   }
 }
 
