@@ -28,6 +28,8 @@ export interface WorkflowTelemetryHook {
   approvalWaiting(event: ApprovalWaitEvent): (decision: { decision: string; by: string }) => void;
   /** A directive signal was dropped (malformed, oversized, past a cap). */
   directiveDropped(): void;
+  /** The agent adopted a cycle: its memory now, and how many turns in a row left it as it was. */
+  cycleAdopted(memory: Scratchpad, turnsSinceMemoryChanged: number): void;
 }
 
 // A global of the workflow's own (the SDK gives each workflow its own globals), set by telemetry's workflow

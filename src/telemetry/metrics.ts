@@ -1,5 +1,5 @@
 import { type Attributes, metrics } from '@opentelemetry/api';
-import type { CycleTelemetry } from './sinks';
+import type { AgentMemoryTelemetry, CycleTelemetry } from './sinks';
 
 // The GenAI conventions' advised bucket boundaries for these two histograms.
 const TOKEN_BUCKETS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864];
@@ -30,7 +30,7 @@ export function telemetryMetrics() {
     unit: '{character}',
     description: 'Characters of memory added plus removed in one turn',
   });
-  const turnsSinceChange = meter.createGauge('durable_scratchpad.memory.turns_since_change', {
+  const turnsSince = meter.createGauge('durable_scratchpad.memory.turns_since_change', {
     unit: '{turn}',
     description: "Turns since an agent's memory last changed",
   });
@@ -42,8 +42,6 @@ export function telemetryMetrics() {
     unit: '{directive}',
     description: 'Directives dropped (malformed, oversized, past a cap)',
   });
-  // Per agent, in this worker: a turn that changed nothing counts one more.
-  const unchangedTurns = new Map<string, number>();
   return {
     modelCall(attributes: Attributes, seconds: number, usage?: { inputTokens: number; outputTokens: number }) {
       operationDuration.record(seconds, attributes);
@@ -52,21 +50,14 @@ export function telemetryMetrics() {
       tokenUsage.record(usage.outputTokens, { ...attributes, 'gen_ai.token.type': 'output' });
     },
     cycleEnded(cycle: CycleTelemetry) {
-      const agent = { 'gen_ai.agent.id': cycle.agentId };
-      cycles.add(1, {
-        outcome: cycle.outcome,
-        kind: cycle.kind,
-        'durable_scratchpad.workflow.type': cycle.workflowType,
-      });
-      for (const [section, chars] of Object.entries(cycle.sectionSizes))
-        memorySize.record(chars, { ...agent, section });
-      memoryChurn.record(cycle.charsAdded + cycle.charsRemoved, { kind: cycle.kind });
-      const turns = cycle.memoryChanged ? 0 : (unchangedTurns.get(cycle.agentId) ?? 0) + 1;
-      unchangedTurns.delete(cycle.agentId);
-      unchangedTurns.set(cycle.agentId, turns);
-      // A worker serving many agents keeps the most recent ones.
-      if (unchangedTurns.size > 10_000) unchangedTurns.delete(unchangedTurns.keys().next().value as string);
-      turnsSinceChange.record(turns, agent);
+      const attributes = { kind: cycle.kind, 'durable_scratchpad.workflow.type': cycle.workflowType };
+      cycles.add(1, { ...attributes, outcome: cycle.outcome });
+      memoryChurn.record(cycle.charsAdded + cycle.charsRemoved, attributes);
+    },
+    agentMemory({ agentId, sectionSizes, turnsSinceChange }: AgentMemoryTelemetry) {
+      const agent = { 'gen_ai.agent.id': agentId };
+      for (const [section, chars] of Object.entries(sectionSizes)) memorySize.record(chars, { ...agent, section });
+      turnsSince.record(turnsSinceChange, agent);
     },
     approvalWaiting(change: 1 | -1) {
       approvalsWaiting.add(change);

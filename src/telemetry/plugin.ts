@@ -51,6 +51,7 @@ class TelemetryPlugin extends SimplePlugin {
       exporter: makeWorkflowExporter(options.spanProcessor, options.resource),
       scratchpadTelemetry: {
         cycleEnded: { fn: (_info, cycle) => metrics.cycleEnded(cycle) },
+        agentMemory: { fn: (_info, memory) => metrics.agentMemory(memory) },
         approvalWaiting: { fn: (_info, change) => metrics.approvalWaiting(change) },
         directiveDropped: { fn: (info) => metrics.directiveDropped(info.workflowType) },
       },

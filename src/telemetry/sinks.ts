@@ -1,15 +1,19 @@
 import type { Sinks } from '@temporalio/workflow';
 
-/** What a cycle's end tells the worker's metrics (sizes in characters). */
+/** What a cycle's end tells the worker's metrics (characters). */
 export interface CycleTelemetry {
-  agentId: string;
   workflowType: string;
   kind: string;
   outcome: string;
-  sectionSizes: Record<string, number>;
   charsAdded: number;
   charsRemoved: number;
-  memoryChanged: boolean;
+}
+
+/** An agent's memory once it adopted a cycle: characters by section, and turns since it last changed. */
+export interface AgentMemoryTelemetry {
+  agentId: string;
+  sectionSizes: Record<string, number>;
+  turnsSinceChange: number;
 }
 
 /**
@@ -19,6 +23,7 @@ export interface CycleTelemetry {
 export interface TelemetrySinks extends Sinks {
   scratchpadTelemetry: {
     cycleEnded(cycle: CycleTelemetry): void;
+    agentMemory(memory: AgentMemoryTelemetry): void;
     approvalWaiting(change: 1 | -1): void;
     directiveDropped(): void;
   };

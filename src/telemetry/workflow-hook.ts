@@ -1,8 +1,9 @@
 // Workflow code (the sandbox): what workflow code reports through its telemetry hook, as spans and metric sinks.
 import * as otel from '@opentelemetry/api';
+import { workflowInfo } from '@temporalio/workflow';
 import type { ApprovalWaitEvent, MemoryUpdateEvent, WorkflowTelemetryHook } from '../common/telemetry-hook';
 import { GENAI } from './genai';
-import { memoryChurn } from './memory-churn';
+import { memoryChurn, memorySizes } from './memory-churn';
 import type { TelemetrySinks } from './sinks';
 
 const tracer = () => otel.trace.getTracer('durable-scratchpad');
@@ -51,11 +52,18 @@ function approvalSpan(sinks: TelemetrySinks['scratchpadTelemetry'], event: Appro
   };
 }
 
+/** The agent whose home this workflow is (`agent/<agent>`). */
+function agentOfHome(): string {
+  return workflowInfo().workflowId.replace(/^agent\//, '');
+}
+
 /** The hook telemetry's interceptors install in each workflow. */
 export function workflowHook(sinks: TelemetrySinks['scratchpadTelemetry']): WorkflowTelemetryHook {
   return {
     memoryUpdated: updateMemorySpan,
     approvalWaiting: (event) => approvalSpan(sinks, event),
     directiveDropped: () => sinks.directiveDropped(),
+    cycleAdopted: (memory, turnsSinceChange) =>
+      sinks.agentMemory({ agentId: agentOfHome(), sectionSizes: memorySizes(memory), turnsSinceChange }),
   };
 }

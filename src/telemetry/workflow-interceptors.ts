@@ -14,7 +14,7 @@ import { installTelemetryHook } from '../common/telemetry-hook';
 import type { CycleResult } from '../core/cycle/input';
 import type { Scratchpad } from '../core/scratchpad/scratchpad';
 import { GENAI } from './genai';
-import { memoryChurn, memorySizes } from './memory-churn';
+import { memoryChurn } from './memory-churn';
 import type { TelemetrySinks } from './sinks';
 import { runIdGenerator, useIdGenerator } from './workflow-ids';
 import { workflowHook } from './workflow-hook';
@@ -67,14 +67,11 @@ function endCycle(span: otel.Span, start: CycleStart, result: CycleResult): void
   }
   if (result.outcome === 'failed') span.setStatus({ code: otel.SpanStatusCode.ERROR, message: 'cycle failed' });
   scratchpadTelemetry.cycleEnded({
-    agentId: start.agentId ?? 'unknown',
     workflowType: workflowInfo().workflowType,
     kind: start.kind ?? 'task',
     outcome: result.outcome,
-    sectionSizes: memorySizes(result.after),
     charsAdded: churn?.charsAdded ?? 0,
     charsRemoved: churn?.charsRemoved ?? 0,
-    memoryChanged: (churn?.sections.length ?? 0) > 0,
   });
 }
 

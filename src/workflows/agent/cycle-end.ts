@@ -11,6 +11,8 @@ import type { CycleResult } from '../../core/cycle/input';
 import { type Usage, mergeUsageByModel } from '../../core/cycle/model';
 import { type Scratchpad, memoryChanged } from '../../core/scratchpad/scratchpad';
 import type { RunningCycle } from './child-cycle';
+import { turnsSinceMemoryChanged } from '../../core/agent/cycle-record';
+import { telemetryHook } from '../../common/telemetry-hook';
 
 /** The parts of an agent's home a finished cycle changes. */
 export interface CycleMemory {
@@ -38,5 +40,6 @@ export function adoptCycle(home: CycleMemory, child: RunningCycle, result: Cycle
   ({ held: home.heldDirectives, log: home.directiveLog } = reconcileDirectives(book, { cycleId, given, shown }));
   const record = cancelled ? cancelledRecord(cycleId, trigger) : cycleRecordOf(result, trigger, shown, changed);
   home.cycles = rememberCycle(home.cycles, record);
+  telemetryHook()?.cycleAdopted(home.scratchpad, turnsSinceMemoryChanged(home.cycles));
   return record;
 }
