@@ -18,12 +18,22 @@ export interface ClientSettings {
   tracing?: boolean;
 }
 
+function isComplete(settings: Partial<ClientSettings>): settings is ClientSettings {
+  return (
+    settings.temporal !== undefined &&
+    settings.TEMPORAL_NAMESPACE !== undefined &&
+    settings.encryptionKeys !== undefined
+  );
+}
+
 /**
- * Connects to the Temporal frontend the settings name, by default the environment's (`TEMPORAL_ADDRESS`,
- * `TEMPORAL_NAMESPACE`, TLS and API key as the Temporal CLI reads them; `SCRATCHPAD_ENCRYPTION_KEY`). With the
- * OTEL_* variables set, its calls carry their trace into the workflows (OpenTelemetry loads only then).
+ * Connects to the Temporal frontend the settings name; what they leave out comes from the environment
+ * (`TEMPORAL_ADDRESS`, `TEMPORAL_NAMESPACE`, TLS and API key as the Temporal CLI reads them;
+ * `SCRATCHPAD_ENCRYPTION_KEY`). With the OTEL_* variables set, or `{ tracing: true }`, its calls carry their trace
+ * into the workflows (OpenTelemetry loads only then).
  */
-export async function connectClient(settings: ClientSettings = loadConfig()): Promise<Client> {
+export async function connectClient(given: Partial<ClientSettings> = {}): Promise<Client> {
+  const settings = isComplete(given) ? given : { ...loadConfig(), ...given };
   const connection = await Connection.connect({ ...settings.temporal, connectTimeout: '5s' });
   // With encryption configured, everything this client writes is ciphertext and everything it reads is decrypted.
   const dataConverter = encryptionDataConverter(settings.encryptionKeys);

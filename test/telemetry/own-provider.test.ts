@@ -2,17 +2,17 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { Resource } from '@opentelemetry/resources';
 import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { ScriptedProvider } from '../../src/activities/model/scripted';
 import { MemoryObservationStore } from '../../src/activities/observations/memory-store';
 import { cycleWorkflowId } from '../../src/common/ids';
 import { type Jaeger, startJaeger } from '../../src/dev-server/jaeger';
-import { telemetryClientInterceptors, telemetrySettings } from '../../src/telemetry';
+import { connectClient } from '../../src/clients/connection';
+import { telemetrySettings } from '../../src/telemetry';
 import { ScratchpadPlugin } from '../../src/workers/plugin';
 import { defaultScratchpad } from '../../src/core/scratchpad/scratchpad';
-import { testEnvironment, uniqueId, uniqueTaskQueue, waitFor } from '../helpers/temporal';
+import { testEnvironment, testServerAddress, uniqueId, uniqueTaskQueue, waitFor } from '../helpers/temporal';
 import { sandboxOptions } from '../helpers/worker';
 import { tracedBundle } from './traced-worker';
 
@@ -56,9 +56,12 @@ describe("a user's own OpenTelemetry setup, given to ScratchpadPlugin", () => {
         }),
       ],
     });
-    const client = new Client({
-      connection: env.connection,
-      interceptors: { workflow: telemetryClientInterceptors(true) },
+    // The public client, under the application's own tracer provider.
+    const client = await connectClient({
+      temporal: { address: testServerAddress() },
+      TEMPORAL_NAMESPACE: 'default',
+      encryptionKeys: [],
+      tracing: true,
     });
     const before = { ...defaultScratchpad('Tidy up'), current_task: 'check the sandbox' };
     await worker.runUntil(() =>
@@ -80,5 +83,6 @@ describe("a user's own OpenTelemetry setup, given to ScratchpadPlugin", () => {
     expect(chat?.traceId).toBe(cycle.traceId);
     expect(spans.find((span) => span.name === 'StartWorkflow:agentCycle')?.traceId).toBe(cycle.traceId);
     await provider.shutdown();
+    await client.connection.close();
   });
 });
