@@ -8,14 +8,22 @@ interface Manifest {
 }
 
 /**
+ * The OpenTelemetry packages are optional peers too, but loaded only when telemetry is on, which then names them if
+ * they are missing (src/telemetry/index.ts): a worker without tracing does without them.
+ */
+function isTelemetryPackage(name: string): boolean {
+  return name.startsWith('@opentelemetry/') || name === '@temporalio/interceptors-opentelemetry';
+}
+
+/**
  * What only a worker loads (the Temporal worker with its native bridge and bundler, SQLite, Redis, MCP, RE2, the model
- * SDKs), as `name@range`: the package's optional peer dependencies, so `npm install durable-scratchpad` stays a light
- * client and a worker's host installs them beside it.
+ * SDKs), as `name@range`: the package's optional peer dependencies but telemetry's, so `npm install
+ * durable-scratchpad` stays a light client and a worker's host installs them beside it.
  */
 export function workerDependencies(): string[] {
   const manifest = JSON.parse(fs.readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as Manifest;
   return Object.entries(manifest.peerDependenciesMeta ?? {})
-    .filter(([, meta]) => meta.optional === true)
+    .filter(([name, meta]) => meta.optional === true && !isTelemetryPackage(name))
     .map(([name]) => `${name}@${manifest.peerDependencies?.[name] ?? '*'}`);
 }
 

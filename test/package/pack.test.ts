@@ -9,8 +9,12 @@ const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'ut
   peerDependencies: Record<string, string>;
   peerDependenciesMeta: Record<string, { optional?: boolean }>;
 };
+// Telemetry's packages are optional peers a worker does without unless tracing is on.
 const workerDependencies = Object.keys(manifest.peerDependenciesMeta).filter(
-  (name) => manifest.peerDependenciesMeta[name]?.optional,
+  (name) =>
+    manifest.peerDependenciesMeta[name]?.optional &&
+    !name.startsWith('@opentelemetry/') &&
+    name !== '@temporalio/interceptors-opentelemetry',
 );
 /** The most names `require('durable-scratchpad')` may expose (issue 30: a small public surface). */
 const MAX_ROOT_NAMES = 60;
