@@ -38,9 +38,11 @@ export async function* followTurn(
     signal?.throwIfAborted();
     let page;
     try {
-      // Not under the signal: a query is short, and a signal handed to every call would gather a listener per call.
-      page = await handle.query(turnStreamQuery, { from });
+      const query = () => handle.query(turnStreamQuery, { from });
+      // A signal of its own for each query: the client adds a listener per call to the signal it is given, and keeps it.
+      page = await (signal ? client.withAbortSignal(AbortSignal.any([signal]), query) : query());
     } catch (error) {
+      if (signal?.aborted) throw signal.reason;
       // A cycle just started may not be visible to a query yet.
       if ((error as Error).name !== 'WorkflowNotFoundError' || Date.now() - since > NOT_FOUND_GRACE_MS) throw error;
       page = { events: [], next: from, ended: false };

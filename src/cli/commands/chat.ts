@@ -203,8 +203,9 @@ export default defineCommand(
             if (ended === 'left') {
               turn.catch(() => undefined);
               // Leaving while the turn is cancelled: the wait for that below ends with it. Input that ended with a
-              // call undecided leaves the turn to the agent, which accepted it.
-              if (!cancelled) waiting.abort();
+              // call undecided leaves the turn to the agent, which accepted it. A stream is only read: its reading
+              // stops now, as it would ask a worker that is about to stop.
+              if (!cancelled || options.stream) waiting.abort();
               break;
             }
             const result = await turn;
