@@ -84,13 +84,17 @@ async function recordingProxy(target: string, cleanups: Cleanup[]) {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, bodies };
 }
 
-/** Milliseconds from the call to the first content delta of `body`, sent with the SDK straight to the server. */
-async function directFirstToken(client: OpenAI, body: Record<string, unknown>): Promise<number> {
+/**
+ * Milliseconds from the call to the first content delta of `body`, sent with the SDK straight to the server. Its
+ * system prompt opens with a line of its own, so not even a prefix of it is in the server's cache (the agent's request
+ * went just before, and `cache_prompt: false` is the server's to honour).
+ */
+async function directFirstToken(client: OpenAI, body: Record<string, unknown>, run: number): Promise<number> {
+  const params = body as unknown as OpenAI.ChatCompletionCreateParamsStreaming;
+  const [system, ...rest] = params.messages;
+  const fresh = { ...system, content: `Run ${run}.\n${String(system?.content ?? '')}` } as typeof system;
   const start = performance.now();
-  const stream = await client.chat.completions.create({
-    ...(body as unknown as OpenAI.ChatCompletionCreateParamsStreaming),
-    stream: true,
-  });
+  const stream = await client.chat.completions.create({ ...params, messages: [fresh!, ...rest], stream: true });
   let first: number | undefined;
   for await (const chunk of stream) {
     if (first === undefined && chunk.choices[0]?.delta?.content) first = performance.now() - start;
@@ -137,7 +141,7 @@ async function run(options: ReturnType<typeof parseOptions>, cleanups: Cleanup[]
       await agents.waitForCycle(agent('stream'), streamed.cycleId);
       // The turn's first chat request after the probe: respond.
       const respond = proxy.bodies.slice(before).find((body) => JSON.stringify(body).includes('Tell me about Lisbon'));
-      const directMs = await directFirstToken(direct, respond ?? {});
+      const directMs = await directFirstToken(direct, respond ?? {}, index);
       const whole = await agents.send(agent('whole'), { message: MESSAGE });
       await agents.waitForCycle(agent('whole'), whole.cycleId);
       const bytes = [

@@ -6,8 +6,11 @@ import { ENDING_EVENTS, type TurnEvent } from '../core/cycle/turn-stream';
 
 export type { TurnEvent } from '../core/cycle/turn-stream';
 
-/** How often a follower asks for more while text comes, and at most while none does. */
-const POLL_MS = { busy: 40, idle: 250 };
+/**
+ * How often a follower asks for more: while events come; at most while none does; and at most before the first has
+ * come, when the wait is the time to the first token a person watches (a query costs the worker little).
+ */
+const POLL_MS = { busy: 40, idle: 250, first: 60 };
 /** How long a follower keeps asking a cycle whose workflow the server does not know yet. */
 const NOT_FOUND_GRACE_MS = 10_000;
 
@@ -50,7 +53,8 @@ export async function* followTurn(
     for (const event of page.events) yield event;
     from = page.next;
     if (page.ended) return;
-    wait = page.events.length > 0 ? POLL_MS.busy : Math.min(POLL_MS.idle, wait * 2);
+    const idle = from === 0 ? POLL_MS.first : POLL_MS.idle;
+    wait = page.events.length > 0 ? POLL_MS.busy : Math.min(idle, wait * 2);
     await sleep(wait, undefined, signal ? { signal } : undefined);
   }
 }
