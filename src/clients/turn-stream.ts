@@ -13,6 +13,14 @@ export type { TurnEvent } from '../core/cycle/turn-stream';
 const POLL_MS = { busy: 40, idle: 250, first: 60 };
 /** How long a follower keeps asking a cycle whose workflow the server does not know yet. */
 const NOT_FOUND_GRACE_MS = 10_000;
+/** How long a follower keeps asking while queries time out (a worker busy, or restarting mid-turn). */
+const TIMEOUT_GRACE_MS = 60_000;
+
+/** Whether a query failed for want of a worker in time (`DEADLINE_EXCEEDED`), which asking again may cure. */
+function timedOut(error: unknown): boolean {
+  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
+  return cause?.code === 4 || /timed out before a worker/.test(String((error as Error)?.message ?? ''));
+}
 
 export interface FollowOptions {
   /** The offset to read from: 0 for the whole stream, or the offset after the last event seen, to resume. */
@@ -36,6 +44,7 @@ export async function* followTurn(
   let from = options.from ?? 0;
   let wait = POLL_MS.busy;
   const since = Date.now();
+  let answered = Date.now();
   const handle = client.workflow.getHandle(cycleWorkflowId);
   for (;;) {
     signal?.throwIfAborted();
@@ -44,10 +53,12 @@ export async function* followTurn(
       const query = () => handle.query(turnStreamQuery, { from });
       // A signal of its own for each query: the client adds a listener per call to the signal it is given, and keeps it.
       page = await (signal ? client.withAbortSignal(AbortSignal.any([signal]), query) : query());
+      answered = Date.now();
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
-      // A cycle just started may not be visible to a query yet.
-      if ((error as Error).name !== 'WorkflowNotFoundError' || Date.now() - since > NOT_FOUND_GRACE_MS) throw error;
+      // A cycle just started may not be visible to a query yet; a busy or restarting worker may answer the next one.
+      const notYet = (error as Error).name === 'WorkflowNotFoundError' && Date.now() - since <= NOT_FOUND_GRACE_MS;
+      if (!notYet && !(timedOut(error) && Date.now() - answered <= TIMEOUT_GRACE_MS)) throw error;
       page = { events: [], next: from, ended: false };
     }
     for (const event of page.events) yield event;
