@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { CycleRecord, SendResult } from '../core/agent/agent';
-import type { TurnEvent, TurnStream } from '../clients/turn-stream';
+import { type TurnEvent, type TurnStream, unshownReply } from '../clients/turn-stream';
 
 /** Where a streamed turn is written: the reply's text, and the lines about it (tool calls, a restart). */
 export interface TurnOutput {
@@ -42,7 +42,7 @@ export async function printTurn(stream: TurnStream, output: TurnOutput, prefix =
       output.line(aboutEvent(event));
       segment = '';
     } else if (event.type === 'done') {
-      write(event.reply.startsWith(segment) ? event.reply.slice(segment.length) : `\n${event.reply}`);
+      write(unshownReply(segment, event.reply));
       endLine();
     } else {
       endLine();

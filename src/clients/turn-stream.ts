@@ -70,6 +70,15 @@ export async function* followTurn(
   }
 }
 
+/**
+ * What a reader that showed `streamed` (the text since the last tool call or restart) still owes of the final
+ * `reply`: the rest of it, or, when the stream did not bring its start (held, or past the caps), all of it on a line
+ * of its own.
+ */
+export function unshownReply(streamed: string, reply: string): string {
+  return reply.startsWith(streamed) ? reply.slice(streamed.length) : `\n${reply}`;
+}
+
 /** Whether `event` ends its stream. */
 export function isEnding(event: TurnEvent): boolean {
   return ENDING_EVENTS.includes(event.type);

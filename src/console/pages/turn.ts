@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Client } from '@temporalio/client';
-import { followTurn } from '../../clients/turn-stream';
+import { followTurn, unshownReply } from '../../clients/turn-stream';
 import type { TurnEvent } from '../../core/cycle/turn-stream';
 import { cycleWorkflowId } from '../../common/ids';
 import { errorMessage } from '../../common/error-message';
@@ -60,8 +60,7 @@ export async function streamTurnPage(
         continue;
       }
       if (event.type === 'done') {
-        const { reply } = event;
-        response.write(escapeHtml(reply.startsWith(segmentText) ? reply.slice(segmentText.length) : `\n${reply}`));
+        response.write(escapeHtml(unshownReply(segmentText, event.reply)));
       }
       response.write(`</pre>${eventMarkup(event, cyclePage).text}`);
       if (event.type === 'tool' || event.type === 'restart') response.write(OPEN_REPLY);
