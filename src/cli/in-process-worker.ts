@@ -49,8 +49,12 @@ export async function installWorkerLogger(logFile?: string): Promise<void> {
     Runtime.install({
       logger: logFile ? new DefaultLogger(level, appendTo(logFile)) : new DefaultLogger(level),
       // A worker inside a command is the command's: its Ctrl-C cancels the command's work (a turn), which the worker
-      // must stay up to serve, rather than shut the worker down under it.
-      ...(logFile && { shutdownSignals: [] }),
+      // must stay up to serve, rather than shut the worker down under it. The native core's own lines (a query that
+      // expired, a poll retried) would otherwise go to stdout, into the command's output: they go to the file too.
+      ...(logFile && {
+        shutdownSignals: [],
+        telemetryOptions: { logging: { filter: { core: level, other: level }, forward: {} } },
+      }),
     });
   } catch {
     // Already installed in this process (by an earlier worker, or by an embedding program): keep that one.

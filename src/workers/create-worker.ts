@@ -82,15 +82,18 @@ export async function workerToolRegistry(config: Config, sources: ToolSources = 
   });
 }
 
-/** Closes the worker's MCP servers once it has shut down, so no server process outlives it. */
-export function closingTools(registry: ToolRegistry): WorkerPlugin {
+/** Closes what the worker owns once it has shut down: its MCP servers, so none outlives it, and its own connection. */
+export function closingOwned(registry: ToolRegistry, connection?: NativeConnection): WorkerPlugin {
   return {
-    name: 'durable-scratchpad-tools',
+    name: 'durable-scratchpad-owned',
     async runWorker(worker, next) {
       try {
         await next(worker);
       } finally {
         await registry.close();
+        // A connection the worker opened itself is its own to close: left open, it outlives the worker in a program
+        // that goes on (a command that ran a worker for one turn), and with forwarded logs keeps the process alive.
+        await connection?.close();
       }
     },
   };
@@ -112,6 +115,7 @@ export async function createWorker(setup: WorkerSetup = {}): Promise<Worker> {
   const config = setup.config ?? loadConfig();
   const log = setup.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const connection = setup.connection ?? (await NativeConnection.connect(config.temporal));
+  const ownConnection = setup.connection ? undefined : connection;
   const resolveModel = createModelResolver({
     defaultSpec: setup.modelSpec,
     anthropicApiKey: config.ANTHROPIC_API_KEY,
@@ -151,7 +155,7 @@ export async function createWorker(setup: WorkerSetup = {}): Promise<Worker> {
     plugins: [
       ...(telemetry?.plugins ?? []),
       ...(setup.workerOptions?.plugins ?? []),
-      closingTools(toolRegistry),
+      closingOwned(toolRegistry, ownConnection),
       checkingStoreReach(observations, log),
     ],
   });

@@ -190,6 +190,19 @@ describe('scratchpad CLI', () => {
     expect(log).toContain('429 slow down');
   }, 60_000);
 
+  it("keeps the native core's log lines out of the conversation too, in worker.log", async () => {
+    const agent = agentName();
+    const model = await script('core-logs', [
+      { text: 'Quiet reply.' },
+      { tool: 'update_scratchpad', args: { trajectory_now: 'Answered quietly' } },
+    ]);
+    // At DEBUG the core writes many lines a turn; its default console would put them on stdout.
+    const sent = await scratchpad(['send', agent, 'Hello'], { SCRATCHPAD_MODEL: model, SCRATCHPAD_LOG_LEVEL: 'DEBUG' });
+    expect(sent).toMatchObject({ code: 0, stdout: 'Quiet reply.\n' });
+    const log = await fs.readFile(path.join(home, 'worker.log'), 'utf8');
+    expect(log).toMatch(/\[DEBUG\] .*sdkComponent: 'core'/);
+  }, 60_000);
+
   it('refuses a cycle with no task to work on instead of spending its model calls', async () => {
     const agent = agentName();
     const run = await scratchpad(['cycle', agent], { SCRATCHPAD_MODEL: await script('no-task', []) });
