@@ -44,6 +44,12 @@ export function inProcessModel(current: Config, override?: string): string | und
   return modelSpec(current, override);
 }
 
+/** A command that runs a worker says first what a client-only install lacks, before anything of its configuration. */
+export async function requireWorkerInstall(): Promise<void> {
+  const { requireWorkerDependencies } = await import('../config/worker-dependencies');
+  requireWorkerDependencies();
+}
+
 /** A client, or a clear error naming the address and how to get a server. */
 export async function client(current: Config): Promise<Client> {
   try {

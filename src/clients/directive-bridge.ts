@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
+import { redisClass } from '../common/redis-class';
 import { DIRECTIVE_LIMITS } from '../core/research/limits';
 import { researchWorkflowId } from '../common/ids';
 import { researchDirectiveSignal } from '../common/messages/research';
@@ -125,9 +126,9 @@ export async function startDirectiveBridge(
   client: Client,
   log = (_line: string) => {},
 ): Promise<DirectiveBridge> {
-  const subscriber = new Redis(url, { maxRetriesPerRequest: 2, autoResubscribe: false });
+  const subscriber = new (redisClass())(url, { maxRetriesPerRequest: 2, autoResubscribe: false });
   // A subscribed connection runs no other command: claims go through their own.
-  const claims = new Redis(url, { maxRetriesPerRequest: 2 });
+  const claims = new (redisClass())(url, { maxRetriesPerRequest: 2 });
   for (const connection of [subscriber, claims]) {
     connection.on('error', (error: Error) => log(`directive bridge: ${error.message}`));
   }

@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { errorMessage } from '../common/error-message';
 import { type CodeTool, type ToolDefinitionInput, defineTool, isCodeTool } from '../activities/tools/define-tool';
 import { type McpConfig, loadMcpConfig } from '../activities/tools/mcp/config';
-import { McpServers } from '../activities/tools/mcp/servers';
+import type { McpServers } from '../activities/tools/mcp/servers';
 import { ToolRegistry } from '../activities/tools/registry';
 import { ToolPatternsSchema } from '../core/tools/select';
 
@@ -121,5 +121,9 @@ function mcpServersFor(sources: ToolSources): McpServers | undefined {
   const config = typeof sources.mcpConfig === 'string' ? loadMcpConfig(sources.mcpConfig) : sources.mcpConfig;
   for (const warning of config.warnings ?? []) sources.log?.(warning);
   if (config.servers.length === 0) return undefined;
-  return new McpServers(config, { log: sources.log });
+  // The MCP SDK is loaded only now, by a worker with servers to start: about 80 ms of CPU the others skip.
+  type Module = typeof import('../activities/tools/mcp/servers');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded at first use, see above
+  const { McpServers: Servers } = require('../activities/tools/mcp/servers') as Module;
+  return new Servers(config, { log: sources.log });
 }

@@ -1,4 +1,4 @@
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import type {
   CacheControlEphemeral,
   ContentBlockParam,
@@ -13,6 +13,7 @@ import type {
 import type { CacheTtl, Message, ModelResponse, TextBlock } from '../../core/cycle/model';
 import { systemPrompt } from './system-prompts';
 import { toModelFailure } from './errors';
+import { anthropicSdk } from './sdks';
 import type { ModelProvider, ProviderRequest, TextListener } from './provider';
 
 /** How to reach the Anthropic Messages API. */
@@ -186,17 +187,22 @@ function toModelResponse(message: AnthropicMessage): ModelResponse {
 export class AnthropicProvider implements ModelProvider {
   readonly spec: string;
   readonly readsCacheMarks = true;
-  private readonly client: Anthropic;
+  private sdkClient?: Anthropic;
 
   constructor(private readonly options: AnthropicProviderOptions) {
     this.spec = `anthropic:${options.model}`;
-    this.client = new Anthropic({
+  }
+
+  /** The SDK client, made at the first request: a worker that never calls Claude does not load the SDK. */
+  private get client(): Anthropic {
+    const options = this.options;
+    return (this.sdkClient ??= new (anthropicSdk())({
       apiKey: options.apiKey,
       baseURL: options.baseURL,
       timeout: options.timeoutMs,
       // Disable provider-side retries; let Temporal own retry policy at the activity layer.
       maxRetries: 0,
-    });
+    }));
   }
 
   /**

@@ -1,5 +1,4 @@
 import type { ApplicationFailure } from '@temporalio/common';
-import OpenAI from 'openai';
 import type {
   ChatCompletion,
   ChatCompletionCreateParamsNonStreaming,
@@ -7,6 +6,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { OpenAIProtocol } from '../../config';
 import { excerpt } from './excerpt';
+import { openaiSdk } from './sdks';
 import type { ServerInfo } from './server-info';
 
 /** What a server answers for each protocol: a forced call of a tiny tool, then a tiny schema. */
@@ -50,7 +50,7 @@ async function probeRequest(
   try {
     return { ok: true, completion: await target.send(params) };
   } catch (error) {
-    const status = error instanceof OpenAI.APIError ? error.status : undefined;
+    const status = error instanceof openaiSdk().APIError ? error.status : undefined;
     if (typeof status !== 'number' || status >= 500 || status === 401 || status === 403 || status === 404) {
       throw target.fail(error);
     }

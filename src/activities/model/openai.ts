@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type {
   ChatCompletion,
   ChatCompletionCreateParamsNonStreaming,
@@ -9,6 +9,7 @@ import type { ModelResponse } from '../../core/cycle/model';
 import { flattenToolUse } from '../../core/cycle/flatten-messages';
 import { ModelError } from '../../common/failure-types';
 import { toModelFailure } from './errors';
+import { openaiClient, openaiSdk } from './sdks';
 import { excerpt } from './excerpt';
 import { envelopeSystem, speaksEnvelope } from './envelope';
 import { jsonProtocolSystem } from './json-protocol';
@@ -54,7 +55,7 @@ export interface OpenAICompatibleOptions {
  */
 export class OpenAICompatibleProvider implements ModelProvider {
   readonly spec: string;
-  private readonly client: OpenAI;
+  private sdkClient?: OpenAI;
   private readonly choice: OpenAIProtocolChoice;
   private chosen?: Promise<OpenAIProtocol>;
   /** The protocol in use once known: the spec's, or what the probe found. */
@@ -68,16 +69,11 @@ export class OpenAICompatibleProvider implements ModelProvider {
     if (this.choice !== 'auto') this.protocol = this.choice;
     const marked = this.choice === 'auto' ? '' : `#${this.choice}`;
     this.spec = `openai:${options.model}@${options.baseURL}${marked}`;
-    this.client = new OpenAI({
-      baseURL: options.baseURL.replace(/\/+$/, ''),
-      // Local servers want no key; the SDK insists on one, so without a key none is sent.
-      apiKey: options.apiKey ?? 'none',
-      ...(options.apiKey === undefined && { defaultHeaders: { authorization: null } }),
-      maxRetries: 0,
-      // Never the worker's OPENAI_ORG_ID / OPENAI_PROJECT_ID, which the SDK would send to whatever server this is.
-      organization: null,
-      project: null,
-    });
+  }
+
+  /** The SDK client, made at the first request: a worker that never calls this server does not load the SDK. */
+  private get client(): OpenAI {
+    return (this.sdkClient ??= openaiClient(this.options.baseURL, this.options.apiKey));
   }
 
   /**
@@ -210,7 +206,7 @@ export class OpenAICompatibleProvider implements ModelProvider {
   }
 
   private failure(error: unknown, request?: ProviderRequest, protocol?: OpenAIProtocol): ApplicationFailure {
-    if (error instanceof OpenAI.APIError && typeof error.status === 'number') {
+    if (error instanceof openaiSdk().APIError && typeof error.status === 'number') {
       const body = error.error as { message?: unknown } | string | undefined;
       const apiMessage = typeof body === 'string' ? body : typeof body?.message === 'string' ? body.message : null;
       const message = excerpt(error.message);

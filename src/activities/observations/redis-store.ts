@@ -1,4 +1,5 @@
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
+import { redisClass } from '../../common/redis-class';
 import type { EntryInfo, EntryKind, NewEntry, ObservationStore, ResultFormat, StoreOptions } from './entry';
 import { describeNewEntry, isLive, newEntryId } from './entry';
 
@@ -57,7 +58,7 @@ export class RedisObservationStore implements ObservationStore {
   private readonly now: () => number;
 
   constructor(url: string, options: RedisStoreOptions = {}) {
-    this.redis = new Redis(url, { maxRetriesPerRequest: 3 });
+    this.redis = new (redisClass())(url, { maxRetriesPerRequest: 3 });
     // Failures reach callers as rejected commands; without a listener ioredis would also print each one.
     this.redis.on('error', () => undefined);
     this.prefix = options.keyPrefix ?? 'scratchpad:observations:';

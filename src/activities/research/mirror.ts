@@ -1,4 +1,4 @@
-import Redis from 'ioredis';
+import { redisClass } from '../../common/redis-class';
 import { z } from 'zod';
 import type { BoardEntry } from '../../core/research/board';
 import { ResearchError } from '../../common/failure-types';
@@ -46,7 +46,7 @@ const ATTEMPT_OPTIONS = {
  */
 export async function mirrorEntries(rawRequest: MirrorRequest): Promise<{ pushed: number }> {
   const request = parseWorkflowInput(MirrorRequestSchema, rawRequest, ResearchError.BadInput, 'mirror request');
-  const redis = new Redis(request.url, ATTEMPT_OPTIONS);
+  const redis = new (redisClass())(request.url, ATTEMPT_OPTIONS);
   redis.on('error', () => undefined);
   try {
     await redis.connect();

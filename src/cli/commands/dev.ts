@@ -45,6 +45,7 @@ async function foregroundServer(config: Config) {
 export default defineCommand(
   (command) => workerOptions(command),
   async (options) => {
+    await runtime.requireWorkerInstall();
     const config = withToolOptions(runtime.config(), options);
     const spec = runtime.modelSpec(config, options.model);
     // A bad module or MCP config is refused before a server (perhaps first a Temporal CLI download) is started.

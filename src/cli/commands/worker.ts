@@ -28,6 +28,7 @@ export default defineCommand(
       .option('--deployment <name>', 'run as a build of this Worker Deployment (overrides SCRATCHPAD_DEPLOYMENT)')
       .option('--build-id <id>', "this worker's build in the deployment (overrides SCRATCHPAD_BUILD_ID)"),
   async (options) => {
+    await runtime.requireWorkerInstall();
     const config = withDeployment(withToolOptions(runtime.config(), options), options);
     const spec = workerModel(config, options.model);
     const toolRegistry = await runtime.loadTools(config);
