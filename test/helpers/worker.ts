@@ -30,9 +30,17 @@ export function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
   return workflowBundle();
 }
 
+/** The sandboxes this test file made: removed after its tests, or every run would leave hundreds in the temp folder. */
+const sandboxes: string[] = [];
+afterAll(() => {
+  for (const directory of sandboxes.splice(0)) fs.rmSync(directory, { recursive: true, force: true });
+});
+
 export function sandboxOptions(): ToolOptions {
+  const sandboxRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'scratchpad-sandbox-'));
+  sandboxes.push(sandboxRoot);
   return {
-    sandboxRoot: fs.mkdtempSync(path.join(os.tmpdir(), 'scratchpad-sandbox-')),
+    sandboxRoot,
     shellAllow: ['echo', 'date', 'ls', 'cat'],
     shellTimeoutMs: 5000,
     fetchAllowHosts: ['127.0.0.1', 'localhost'],
