@@ -16,10 +16,15 @@ const NOT_FOUND_GRACE_MS = 10_000;
 /** How long a follower keeps asking while queries time out (a worker busy, or restarting mid-turn). */
 const TIMEOUT_GRACE_MS = 60_000;
 
+/** gRPC's status code for a call that ran out of time (grpc/status.proto). */
+const GRPC_DEADLINE_EXCEEDED = 4;
+
 /** Whether a query failed for want of a worker in time (`DEADLINE_EXCEEDED`), which asking again may cure. */
 function timedOut(error: unknown): boolean {
   const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
-  return cause?.code === 4 || /timed out before a worker/.test(String((error as Error)?.message ?? ''));
+  return (
+    cause?.code === GRPC_DEADLINE_EXCEEDED || /timed out before a worker/.test(String((error as Error)?.message ?? ''))
+  );
 }
 
 export interface FollowOptions {

@@ -34,9 +34,8 @@ function warmCompiledBundle(): Promise<void> {
 export async function bundleForRun(directory: string): Promise<void> {
   const compiled = warmCompiledBundle();
   const cache = bundleCacheDirectory();
-  let file = path.join(directory, 'workflow-bundle.js');
-  if (cache) file = (await cachedWorkflowBundle(cache)).codePath;
-  else await fs.writeFile(file, (await buildWorkflowBundle()).code);
+  const file = cache ? (await cachedWorkflowBundle(cache)).codePath : path.join(directory, 'workflow-bundle.js');
+  if (!cache) await fs.writeFile(file, (await buildWorkflowBundle()).code);
   process.env[BUNDLE_VARIABLE] = file;
   await compiled;
 }

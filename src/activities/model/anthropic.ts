@@ -13,7 +13,7 @@ import type {
 import type { CacheTtl, Message, ModelResponse, TextBlock } from '../../core/cycle/model';
 import { systemPrompt } from './system-prompts';
 import { toModelFailure } from './errors';
-import { anthropicSdk } from './sdks';
+import { anthropicClient } from './sdks';
 import type { ModelProvider, ProviderRequest, TextListener } from './provider';
 
 /** How to reach the Anthropic Messages API. */
@@ -195,14 +195,7 @@ export class AnthropicProvider implements ModelProvider {
 
   /** The SDK client, made at the first request: a worker that never calls Claude does not load the SDK. */
   private get client(): Anthropic {
-    const options = this.options;
-    return (this.sdkClient ??= new (anthropicSdk())({
-      apiKey: options.apiKey,
-      baseURL: options.baseURL,
-      timeout: options.timeoutMs,
-      // Disable provider-side retries; let Temporal own retry policy at the activity layer.
-      maxRetries: 0,
-    }));
+    return (this.sdkClient ??= anthropicClient(this.options));
   }
 
   /**

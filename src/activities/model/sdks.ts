@@ -24,8 +24,9 @@ export function openaiClient(baseURL: string, apiKey: string | undefined): OpenA
   });
 }
 
-/** The `@anthropic-ai/sdk` client class. */
-export function anthropicSdk(): typeof Anthropic {
+/** A client of the Anthropic API, with the SDK's retries off: Temporal retries. */
+export function anthropicClient(options: { apiKey: string; baseURL?: string; timeoutMs?: number }): Anthropic {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded at first use, see above
-  return (require('@anthropic-ai/sdk') as typeof import('@anthropic-ai/sdk')).Anthropic;
+  const { Anthropic: Client } = require('@anthropic-ai/sdk') as typeof import('@anthropic-ai/sdk');
+  return new Client({ apiKey: options.apiKey, baseURL: options.baseURL, timeout: options.timeoutMs, maxRetries: 0 });
 }
