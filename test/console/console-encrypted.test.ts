@@ -14,7 +14,7 @@ import { type RunningConsole, startConsole } from '../../src/console/server';
 import { workerSinks } from '../../src/workers/create-worker';
 import { ARTIFACTS, launchChromium } from '../helpers/chromium';
 import { uniqueId, uniqueTaskQueue } from '../helpers/temporal';
-import { sandboxOptions, useWorkflowEnvironment } from '../helpers/worker';
+import { sandboxOptions, useWorkflowEnvironment, TEST_WORKER_THREAD } from '../helpers/worker';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
@@ -45,6 +45,7 @@ describe('scratchpad console on an encrypted namespace', () => {
       { tool: 'update_scratchpad', args: { workspace: marker } },
     ]);
     const worker = await Worker.create({
+      ...TEST_WORKER_THREAD,
       connection: env.nativeConnection,
       taskQueue,
       ...WORKER_LIVENESS_OPTIONS,

@@ -18,7 +18,7 @@ import type { Config } from '../../src/config';
 import { SHARED_WORKFLOW_MODULES } from '../../src/config/paths';
 import { createWorker, workerSinks } from '../../src/workers/create-worker';
 import { ScratchpadPlugin } from '../../src/workers/plugin';
-import { bundleWorkflows, sandboxOptions } from './worker';
+import { bundleWorkflows, sandboxOptions, TEST_WORKER_THREAD } from './worker';
 import { uniqueTaskQueue, waitFor } from './temporal';
 import { type CliRun, runCli } from './cli';
 
@@ -66,6 +66,7 @@ async function buildOne(
 ) {
   const model = new ScriptedProvider(script, 'one');
   const worker = await Worker.create({
+    ...TEST_WORKER_THREAD,
     connection: await place.connect(),
     taskQueue,
     identity: `one-${process.pid}@${os.hostname()}`,

@@ -12,7 +12,7 @@ import { MemoryObservationStore } from '../../src/activities/observations/memory
 import type { FixtureWeb } from '../../src/cli/demo/fixture-web';
 import { workerSinks } from '../../src/workers/create-worker';
 import { uniqueTaskQueue } from './temporal';
-import { sandboxOptions } from './worker';
+import { sandboxOptions, TEST_WORKER_THREAD } from './worker';
 import { WORKER_LIVENESS_OPTIONS } from '../../src/activities/heartbeat';
 
 /**
@@ -43,6 +43,7 @@ export async function researchTestWorker(
   const tools = { ...sandboxOptions(), ...web.allowance, searchUrl: web.searchUrl };
   const observations = options.observations ?? new MemoryObservationStore();
   const worker = await Worker.create({
+    ...TEST_WORKER_THREAD,
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
     taskQueue,

@@ -25,6 +25,16 @@ try {
   // Already installed by another helper in this test file.
 }
 
+/**
+ * Workers made by the tests run workflows on the test's own thread (the SDK's `debugMode`), in the same sandbox, not on
+ * a workflow thread each: a thread per worker (tests make one or more each) loads the SDK and the workflow bundle
+ * again, and every activation crosses threads, which cost these files about a fifth of their CPU. What it leaves out is
+ * the SDK's deadlock detector (a workflow task over 2 s), which no test relies on. The workers users run keep their
+ * thread: `createWorker` unchanged, `scratchpad worker` and the CLI's in-process worker, which the CLI, example, fault
+ * and cluster suites run.
+ */
+export const TEST_WORKER_THREAD = { debugMode: true } as const;
+
 /** The workflow code, bundled once per run by global setup; call once per test file. */
 export function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
   return workflowBundle();
@@ -82,6 +92,7 @@ export async function scriptedWorker(
   const provider = wrap ? wrap(model) : model;
   const resolveModel = createModelResolver({ defaultSpec: 'scripted:test', providers: { 'scripted:test': provider } });
   const worker = await Worker.create({
+    ...TEST_WORKER_THREAD,
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
     taskQueue: queue,
@@ -125,6 +136,7 @@ export async function providerWorker(
 ): Promise<{ worker: Worker; taskQueue: string }> {
   const taskQueue = uniqueTaskQueue(name);
   const worker = await Worker.create({
+    ...TEST_WORKER_THREAD,
     connection: env.nativeConnection,
     taskQueue,
     ...WORKER_LIVENESS_OPTIONS,

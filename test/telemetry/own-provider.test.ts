@@ -13,7 +13,7 @@ import { telemetrySettings } from '../../src/telemetry';
 import { ScratchpadPlugin } from '../../src/workers/plugin';
 import { defaultScratchpad } from '../../src/core/scratchpad/scratchpad';
 import { testEnvironment, testServerAddress, uniqueId, uniqueTaskQueue, waitFor } from '../helpers/temporal';
-import { sandboxOptions } from '../helpers/worker';
+import { sandboxOptions, TEST_WORKER_THREAD } from '../helpers/worker';
 import { tracedBundle } from './traced-worker';
 
 jest.setTimeout(180_000);
@@ -43,6 +43,7 @@ describe("a user's own OpenTelemetry setup, given to ScratchpadPlugin", () => {
     const agentId = uniqueId('own');
     const model = new ScriptedProvider([{ tool: 'done', args: { summary: 'nothing to do' } }], 'own');
     const worker = await Worker.create({
+      ...TEST_WORKER_THREAD,
       connection: env.nativeConnection,
       taskQueue,
       workflowBundle: await tracedBundle(),

@@ -13,7 +13,7 @@ import { telemetryClientInterceptors, telemetryWorkflowModules, workerTelemetry 
 import { bundleCacheDirectory, cachedWorkflowBundle, quietBundlerLogger } from '../../src/workers/bundle-cache';
 import { workerSinks } from '../../src/workers/create-worker';
 import { toolInfoOf } from '../../src/workers/tool-info';
-import { sandboxOptions } from '../helpers/worker';
+import { sandboxOptions, TEST_WORKER_THREAD } from '../helpers/worker';
 
 /**
  * The workflow code with telemetry's interceptor modules, as `createWorker` bundles it with telemetry on: from the
@@ -53,6 +53,7 @@ export async function tracedWorker(
   const telemetry = workerTelemetry(undefined, { defaultModel: 'scripted:test', toolInfo: toolInfoOf(toolRegistry) });
   if (!telemetry) throw new Error('telemetry is off: set OTEL_EXPORTER_OTLP_ENDPOINT before the worker starts');
   const worker = await Worker.create({
+    ...TEST_WORKER_THREAD,
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
     taskQueue,

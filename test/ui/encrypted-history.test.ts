@@ -18,7 +18,7 @@ import { freePort } from '../../src/dev-server/free-port';
 import { workerSinks } from '../../src/workers/create-worker';
 import { ARTIFACTS, frameShowing, launchChromium } from '../helpers/chromium';
 import { uniqueTaskQueue } from '../helpers/temporal';
-import { bundleWorkflows, sandboxOptions } from '../helpers/worker';
+import { bundleWorkflows, sandboxOptions, TEST_WORKER_THREAD } from '../helpers/worker';
 import { WORKER_LIVENESS_OPTIONS } from '../../src/activities/heartbeat';
 
 const BIN = path.resolve(__dirname, '..', '..', 'bin', 'scratchpad.js');
@@ -93,6 +93,7 @@ describe('encrypted history', () => {
       { tool: 'done', args: { summary: 'inventory taken' } },
     ]);
     const worker = await Worker.create({
+      ...TEST_WORKER_THREAD,
       connection: nativeConnection,
       taskQueue,
       ...WORKER_LIVENESS_OPTIONS,

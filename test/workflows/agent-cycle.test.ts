@@ -17,7 +17,7 @@ import { snapshotYaml, writeSnapshots } from '../../src/clients/snapshots';
 import { agentIdKey } from '../../src/common/search-attributes';
 import { afterQuery, beforeQuery, currentQuery, traceQuery } from '../../src/common/messages/cycle';
 import { waitFor } from '../helpers/temporal';
-import { scriptedWorker, useWorkflowEnvironment } from '../helpers/worker';
+import { scriptedWorker, useWorkflowEnvironment, TEST_WORKER_THREAD } from '../helpers/worker';
 import { WORKER_LIVENESS_OPTIONS } from '../../src/activities/heartbeat';
 
 let env: TestWorkflowEnvironment;
@@ -189,6 +189,7 @@ describe('agentCycle on the dev server', () => {
     // A second process: its own model connection, the same task queue.
     const secondModel = new ScriptedProvider([{ tool: 'done', args: { summary: 'finished after restart' } }]);
     const resumed = await Worker.create({
+      ...TEST_WORKER_THREAD,
       connection: env.nativeConnection,
       taskQueue: first.taskQueue,
       ...WORKER_LIVENESS_OPTIONS,

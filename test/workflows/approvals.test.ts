@@ -20,7 +20,7 @@ import type { CycleInput, CycleResult } from '../../src/core/cycle/input';
 import { defaultScratchpad, enqueueTasks } from '../../src/core/scratchpad/scratchpad';
 import type { Decision, PendingApproval } from '../../src/core/tools/approval';
 import { workerSinks } from '../../src/workers/create-worker';
-import { sandboxOptions, useWorkflowEnvironment } from '../helpers/worker';
+import { sandboxOptions, useWorkflowEnvironment, TEST_WORKER_THREAD } from '../helpers/worker';
 import { uniqueId, uniqueTaskQueue, waitFor } from '../helpers/temporal';
 import { WORKER_LIVENESS_OPTIONS } from '../../src/activities/heartbeat';
 
@@ -55,6 +55,7 @@ async function startWorker(
   const model = new ScriptedProvider(entries, 'approvals');
   const resolveModel = createModelResolver({ defaultSpec: 'scripted:test', providers: { 'scripted:test': model } });
   const worker = await Worker.create({
+    ...TEST_WORKER_THREAD,
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
     taskQueue,

@@ -17,7 +17,7 @@ import { updateAgent } from '../../src/clients/agents';
 import type { CycleResult } from '../../src/core/cycle/input';
 import { type Scratchpad, defaultScratchpad, enqueueTasks } from '../../src/core/scratchpad/scratchpad';
 import { archivePointer } from '../../src/core/scratchpad/budget';
-import { sandboxOptions, scriptedWorker, useWorkflowEnvironment } from '../helpers/worker';
+import { sandboxOptions, scriptedWorker, useWorkflowEnvironment, TEST_WORKER_THREAD } from '../helpers/worker';
 import { testServerAddress, uniqueId, uniqueTaskQueue, waitFor } from '../helpers/temporal';
 
 let env: TestWorkflowEnvironment;
@@ -59,6 +59,7 @@ async function pluginWorker(taskQueue: string, script: ScriptEntry[], observatio
   const connection = await NativeConnection.connect({ address: testServerAddress() });
   connections.push(connection);
   const worker = await Worker.create({
+    ...TEST_WORKER_THREAD,
     connection,
     namespace: env.namespace ?? 'default',
     taskQueue,

@@ -20,7 +20,7 @@ import { IDEMPOTENCY_META_KEY } from '../../src/core/tools/idempotency';
 import { defaultScratchpad, enqueueTasks } from '../../src/core/scratchpad/scratchpad';
 import { workerSinks } from '../../src/workers/create-worker';
 import { uniqueTaskQueue } from '../helpers/temporal';
-import { sandboxOptions, useWorkflowEnvironment } from '../helpers/worker';
+import { sandboxOptions, useWorkflowEnvironment, TEST_WORKER_THREAD } from '../helpers/worker';
 import { WORKER_LIVENESS_OPTIONS } from '../../src/activities/heartbeat';
 
 /*
@@ -115,6 +115,7 @@ async function runCycle(
   });
   const taskQueue = uniqueTaskQueue('idempotency');
   const worker = await Worker.create({
+    ...TEST_WORKER_THREAD,
     connection: env.nativeConnection,
     taskQueue,
     ...WORKER_LIVENESS_OPTIONS,

@@ -9,7 +9,7 @@ import { statusQuery as agentStatusQuery } from '../../src/common/messages/agent
 import { boardQuery, researchStatusQuery } from '../../src/common/messages/research';
 import { workerSinks } from '../../src/workers/create-worker';
 import { testServerAddress, uniqueTaskQueue, waitFor } from '../helpers/temporal';
-import { useWorkflowEnvironment } from '../helpers/worker';
+import { useWorkflowEnvironment, TEST_WORKER_THREAD } from '../helpers/worker';
 import { WORKER_LIVENESS_OPTIONS } from '../../src/activities/heartbeat';
 
 const EventType = temporal.api.enums.v1.EventType;
@@ -37,6 +37,7 @@ describe('malformed input from a plain client', () => {
     client = new Client({ connection });
     taskQueue = uniqueTaskQueue('test-malformed');
     worker = await Worker.create({
+      ...TEST_WORKER_THREAD,
       connection: env.nativeConnection,
       namespace: env.namespace ?? 'default',
       taskQueue,

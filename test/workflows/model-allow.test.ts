@@ -14,7 +14,7 @@ import { createWorker } from '../../src/workers/create-worker';
 import { type HttpStub, startHttpStub } from '../activities/http-stub';
 import { type CountingServer, startCountingServer } from '../helpers/counting-server';
 import { uniqueId, uniqueTaskQueue } from '../helpers/temporal';
-import { useWorkflowEnvironment } from '../helpers/worker';
+import { TEST_WORKER_THREAD, useWorkflowEnvironment } from '../helpers/worker';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
@@ -49,7 +49,12 @@ async function configuredWorker(): Promise<{ worker: Worker; taskQueue: string; 
     providers: { 'scripted:test': new ScriptedProvider([], 'test') },
     connection: env.nativeConnection,
     observations: new MemoryObservationStore(),
-    workerOptions: { workflowBundle: bundle, workflowsPath: undefined, bundlerOptions: undefined },
+    workerOptions: {
+      ...TEST_WORKER_THREAD,
+      workflowBundle: bundle,
+      workflowsPath: undefined,
+      bundlerOptions: undefined,
+    },
   });
   return { worker, taskQueue, allowed };
 }

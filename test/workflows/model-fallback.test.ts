@@ -17,7 +17,7 @@ import type { CycleInput, CycleResult } from '../../src/core/cycle/input';
 import { defaultScratchpad, enqueueTasks } from '../../src/core/scratchpad/scratchpad';
 import { createWorker, workerSinks } from '../../src/workers/create-worker';
 import { uniqueId, uniqueTaskQueue, waitFor } from '../helpers/temporal';
-import { sandboxOptions, startAgentCycle, useWorkflowEnvironment } from '../helpers/worker';
+import { sandboxOptions, startAgentCycle, useWorkflowEnvironment, TEST_WORKER_THREAD } from '../helpers/worker';
 import { WORKER_LIVENESS_OPTIONS } from '../../src/activities/heartbeat';
 
 let env: TestWorkflowEnvironment;
@@ -41,6 +41,7 @@ async function fallbackWorker(defaultSpec: string, models: Record<string, Script
   const taskQueue = uniqueTaskQueue('model-fallback');
   const resolveModel = createModelResolver({ defaultSpec, providers: models });
   const worker = await Worker.create({
+    ...TEST_WORKER_THREAD,
     connection: env.nativeConnection,
     taskQueue,
     ...WORKER_LIVENESS_OPTIONS,
@@ -79,7 +80,12 @@ describe('model fallback: a call that fails for good on one model goes to the ne
       providers: models,
       connection: env.nativeConnection,
       observations: new MemoryObservationStore(),
-      workerOptions: { workflowBundle: bundle, workflowsPath: undefined, bundlerOptions: undefined },
+      workerOptions: {
+        ...TEST_WORKER_THREAD,
+        workflowBundle: bundle,
+        workflowsPath: undefined,
+        bundlerOptions: undefined,
+      },
       log: () => undefined,
     });
 

@@ -19,7 +19,7 @@ import { SqliteObservationStore } from '../../src/activities/observations/sqlite
 import { agentIdKey } from '../../src/common/search-attributes';
 import { workerSinks } from '../../src/workers/create-worker';
 import { testEnvironment, uniqueTaskQueue } from '../helpers/temporal';
-import { bundleWorkflows, sandboxOptions } from '../helpers/worker';
+import { bundleWorkflows, sandboxOptions, TEST_WORKER_THREAD } from '../helpers/worker';
 import { WORKER_LIVENESS_OPTIONS } from '../../src/activities/heartbeat';
 
 /** A scripted model whose next reply may depend on the request it gets (an id seen in the prompt). */
@@ -65,6 +65,7 @@ async function observedWorker(
   const queue = uniqueTaskQueue('test-observations');
   const resolveModel = createModelResolver({ defaultSpec: model.spec, providers: { [model.spec]: model } });
   const worker = await Worker.create({
+    ...TEST_WORKER_THREAD,
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
     taskQueue: queue,

@@ -16,7 +16,7 @@ import { approvalWaitSignal, cycleDecideUpdate } from '../../src/common/messages
 import { researchStatusQuery } from '../../src/common/messages/research';
 import { workerSinks } from '../../src/workers/create-worker';
 import { testEnvironment, uniqueTaskQueue, waitFor } from '../helpers/temporal';
-import { bundleWorkflows, sandboxOptions } from '../helpers/worker';
+import { bundleWorkflows, sandboxOptions, TEST_WORKER_THREAD } from '../helpers/worker';
 import { WORKER_LIVENESS_OPTIONS } from '../../src/activities/heartbeat';
 
 jest.setTimeout(180_000);
@@ -50,6 +50,7 @@ async function approvingWorker(routes: Record<string, ScriptEntry[]>) {
   // Loopback is allowed explicitly: the fixture web lives there.
   const tools = { ...sandboxOptions(), ...web.allowance, searchUrl: web.searchUrl };
   const worker = await Worker.create({
+    ...TEST_WORKER_THREAD,
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
     taskQueue,
