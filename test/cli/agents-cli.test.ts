@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import Database from 'better-sqlite3';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import YAML from 'yaml';
-import { BackgroundCli, type CliRun, runCli } from '../helpers/cli';
+import { BackgroundCli, type CliRun, runCli, useSharedWorker } from '../helpers/cli';
 import { testServerAddress, uniqueId, waitFor } from '../helpers/temporal';
 import { encryptionDataConverter } from '../../src/common/encryption-codec';
 
@@ -15,17 +15,21 @@ let client: Client;
 const background: BackgroundCli[] = [];
 const taskQueue = `agents-cli-${process.pid}`;
 
-/** No worker of this process and no model: what a read-only command must manage with. */
+/**
+ * No worker of this process and no model: what a read-only command must manage with. The file's other commands find
+ * the file's shared worker on `taskQueue`.
+ */
 const READ_ONLY = { SCRATCHPAD_IN_PROCESS_WORKER: 'false' };
 
-function scratchpad(args: string[], env: Record<string, string> = READ_ONLY): Promise<CliRun> {
-  return runCli(args, { home, taskQueue, env, timeoutMs: 90_000 });
+function scratchpad(args: string[], env: Record<string, string> = READ_ONLY, queue = taskQueue): Promise<CliRun> {
+  return runCli(args, { home, taskQueue: queue, env, timeoutMs: 90_000 });
 }
 
-async function script(lines: object[]): Promise<Record<string, string>> {
+/** `--model` for a script the shared worker replays. */
+async function script(lines: object[]): Promise<string[]> {
   const file = path.join(home, `${uniqueId('model')}.jsonl`);
   await fs.writeFile(file, lines.map((line) => JSON.stringify(line)).join('\n'));
-  return { SCRATCHPAD_MODEL: `scripted:${file}`, SCRATCHPAD_IN_PROCESS_WORKER: 'true' };
+  return ['--model', `scripted:${file}`];
 }
 
 function agentName(): string {
@@ -48,14 +52,20 @@ function storedTurns(): string[] {
   }
 }
 
-/** An agent with one completed task cycle (echo, then done), run by an in-process worker that has exited since. */
-async function agentWithCycle(message = 'hello'): Promise<string> {
+/**
+ * An agent with one completed task cycle (echo, then done), run by the shared worker; with `alone`, on a task queue of
+ * its own by a worker in the command's process, which has exited since: no worker serves that agent any more.
+ */
+async function agentWithCycle(message = 'hello', options: { alone?: boolean } = {}): Promise<string> {
   const agent = agentName();
   const model = await script([
     { tool: 'echo', args: { message } },
     { tool: 'done', args: { summary: 'said hello' } },
   ]);
-  const run = await scratchpad(['cycle', '--agent', agent, '--task', 'say hello'], model);
+  const args = ['cycle', '--agent', agent, '--task', 'say hello', ...model];
+  const run = options.alone
+    ? await scratchpad(args, { SCRATCHPAD_IN_PROCESS_WORKER: 'true' }, uniqueId('agents-cli-alone'))
+    : await scratchpad(args);
   expect(run.stdout).toContain(`Cycle agent/${agent}/cycle/1: completed`);
   return agent;
 }
@@ -71,9 +81,11 @@ afterAll(async () => {
   await connection?.close();
 });
 
+useSharedWorker(() => ({ home, taskQueue }));
+
 describe('read-only commands', () => {
   it('status, export, show, trace and snapshots need no worker and no model', async () => {
-    const agent = await agentWithCycle();
+    const agent = await agentWithCycle('hello', { alone: true });
     const status = await scratchpad(['status', agent]);
     expect(status.stderr).toBe('');
     expect(status.code).toBe(0);
@@ -117,7 +129,7 @@ describe('read-only commands', () => {
   }, 120_000);
   it('status and export show settings just configured, before any cycle ran with them', async () => {
     const agent = await agentWithCycle();
-    const configured = await scratchpad(['configure', agent, '--max-iterations', '3'], await script([]));
+    const configured = await scratchpad(['configure', agent, '--max-iterations', '3']);
     expect(configured.code).toBe(0);
     const status = JSON.parse((await scratchpad(['status', agent, '--json'])).stdout);
     expect(status.settings.maxIterations).toBe(3);
@@ -129,7 +141,6 @@ describe('read-only commands', () => {
 describe('unknown agents', () => {
   it('directive, wake, status, export, show, inject, configure, diff say so in one line; directive creates nothing', async () => {
     const nobody = agentName();
-    const model = await script([]);
     for (const args of [
       ['directive', nobody, 'hello'],
       ['wake', nobody],
@@ -141,8 +152,8 @@ describe('unknown agents', () => {
     ]) {
       oneLineError(await scratchpad(args), 1, noAgent(nobody));
     }
-    oneLineError(await scratchpad(['inject', nobody, 'workspace', 'x'], model), 1, noAgent(nobody));
-    oneLineError(await scratchpad(['configure', nobody, '--budget', '5000'], model), 1, noAgent(nobody));
+    oneLineError(await scratchpad(['inject', nobody, 'workspace', 'x']), 1, noAgent(nobody));
+    oneLineError(await scratchpad(['configure', nobody, '--budget', '5000']), 1, noAgent(nobody));
     await expect(client.workflow.getHandle(`agent/${nobody}`).describe()).rejects.toThrow(WorkflowNotFoundError);
 
     const created = await scratchpad(['directive', nobody, 'hello', '--create']);
@@ -209,7 +220,11 @@ describe('agents list and delete', () => {
   it('delete terminates a cycle that runs', async () => {
     const agent = agentName();
     const model = await script([{ delayMs: 120_000, tool: 'done', args: { summary: 'never' } }]);
-    const cycle = BackgroundCli.start(['cycle', '--agent', agent, '--task', 'wait'], { home, taskQueue, env: model });
+    const cycle = BackgroundCli.start(['cycle', '--agent', agent, '--task', 'wait', ...model], {
+      home,
+      taskQueue,
+      env: READ_ONLY,
+    });
     background.push(cycle);
     const running = await waitFor(
       async () => {
@@ -238,35 +253,33 @@ describe('agents list and delete', () => {
 describe('readable results', () => {
   it('inject prints the section as it now is; configure prints the settings it leaves', async () => {
     const agent = agentName();
-    const model = await script([]);
-    expect((await scratchpad(['enqueue', agent, '--goal', 'be kind'], model)).code).toBe(0);
-    expect((await scratchpad(['inject', agent, 'identity_user', 'Ann'], model)).stdout).toBe('identity_user: Ann\n');
-    const appended = await scratchpad(['inject', agent, 'identity_user', 'APPEND: likes tea'], model);
+    expect((await scratchpad(['enqueue', agent, '--goal', 'be kind'])).code).toBe(0);
+    expect((await scratchpad(['inject', agent, 'identity_user', 'Ann'])).stdout).toBe('identity_user: Ann\n');
+    const appended = await scratchpad(['inject', agent, 'identity_user', 'APPEND: likes tea']);
     expect(appended).toMatchObject({ code: 0, stdout: 'identity_user:\n  Ann\n  likes tea\n' });
-    const configured = await scratchpad(['configure', agent, '--budget', '7000'], model);
+    const configured = await scratchpad(['configure', agent, '--budget', '7000']);
     expect(configured.stdout).toContain('\nbudgetChars: 7000\n');
-    const json = await scratchpad(['configure', agent, '--max-iterations', '3', '--json'], model);
+    const json = await scratchpad(['configure', agent, '--max-iterations', '3', '--json']);
     expect(JSON.parse(json.stdout)).toMatchObject({ budgetChars: 7000, maxIterations: 3 });
   }, 120_000);
 
   it('import names what is wrong with a bad file in one line and changes nothing', async () => {
-    const model = await script([]);
     const agent = agentName();
     const list = path.join(home, 'list.json');
     await fs.writeFile(list, '[1, 2]');
     oneLineError(
-      await scratchpad(['import', agent, list], model),
+      await scratchpad(['import', agent, list]),
       2,
       `${list} does not hold a valid scratchpad: expected an object of scratchpad keys`,
     );
     const broken = path.join(home, 'broken.yaml');
     await fs.writeFile(broken, 'goals: [\n');
-    const unreadable = await scratchpad(['import', agent, broken], model);
+    const unreadable = await scratchpad(['import', agent, broken]);
     expect(unreadable.code).toBe(2);
     expect(unreadable.stderr).toMatch(new RegExp(`^scratchpad: cannot read ${broken}: .+\\n$`));
     const wrong = path.join(home, 'wrong.json');
     await fs.writeFile(wrong, JSON.stringify({ goals: 'one', identity: { purpose: 7 } }));
-    expect((await scratchpad(['import', agent, wrong], model)).stderr).toBe(
+    expect((await scratchpad(['import', agent, wrong])).stderr).toBe(
       `scratchpad: ${wrong} does not hold a valid scratchpad: goals: Invalid input: expected array, received string; ` +
         'identity.purpose: Invalid input: expected string, received number\n',
     );

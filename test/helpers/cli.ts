@@ -113,3 +113,20 @@ export class BackgroundCli {
     await this.exited;
   }
 }
+
+/**
+ * One `scratchpad worker` on the test file's task queue, allowed any scripted model, for the commands whose worker is
+ * not what they test: each names its model (`--model scripted:FILE`) and finds this worker polling. A command that
+ * runs a worker in its own process spends about 2 s of CPU, one served by a running worker about 0.5. Started before
+ * the file's tests (`place` is read then), stopped after them.
+ */
+export function useSharedWorker(place: () => CliPlace): void {
+  let worker: BackgroundCli | undefined;
+  beforeAll(async () => {
+    worker = BackgroundCli.start(['worker', '--models', 'scripted:*'], place());
+    await worker.waitForStderr(/Worker polling/, 60_000);
+  }, 90_000);
+  afterAll(async () => {
+    await worker?.stop();
+  });
+}
