@@ -182,6 +182,8 @@ export class ScratchpadPlugin extends SimplePlugin {
     const versioning = pluginDeploymentOptions(configured.workerDeploymentOptions, this.build);
     const own = {
       ...configured,
+      // A prebuilt bundle is the code the worker runs: the path set above would only earn a warning from the SDK.
+      ...(configured.workflowBundle !== undefined && { workflowsPath: undefined }),
       sinks: { ...workerSinks(), ...configured.sinks },
       ...shared(configured),
       ...versioning,

@@ -8,6 +8,8 @@ import type { ScriptedProvider } from '../activities/model/scripted';
 import { MemoryObservationStore } from '../activities/observations/memory-store';
 import type { ToolOptions } from '../activities/tools/types';
 import { startDevServer } from '../dev-server/dev-server';
+import { startTelemetry, telemetryWorkflowModules } from '../telemetry';
+import { bundleCacheDirectory, cachedWorkflowBundle } from './bundle-cache';
 import { ScratchpadPlugin } from './plugin';
 import type { ToolInput } from './tool-sources';
 
@@ -78,6 +80,18 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   }
 }
 
+/**
+ * The workflow code of a test's worker: the bundle kept between runs, as `createWorker` uses, with the telemetry
+ * interceptors when the OTEL_* variables turn telemetry on; the plugin alone would run webpack for every worker, a
+ * second or more of CPU per test. Bundled at start where no private folder for it can be had.
+ */
+async function prebuiltWorkflows(): Promise<{ workflowBundle?: { codePath: string } }> {
+  const directory = bundleCacheDirectory();
+  if (!directory) return {};
+  const interceptorModules = startTelemetry() ? telemetryWorkflowModules() : [];
+  return { workflowBundle: await cachedWorkflowBundle(directory, interceptorModules) };
+}
+
 async function runWorker<T>(
   connection: NativeConnection,
   namespace: string,
@@ -91,6 +105,7 @@ async function runWorker<T>(
       connection,
       namespace,
       taskQueue,
+      ...(await prebuiltWorkflows()),
       plugins: [
         new ScratchpadPlugin({
           model: options.model.spec,

@@ -20,12 +20,18 @@ describe('the worker plugin', () => {
     expect(options.bundlerOptions?.ignoreModules).toEqual(['fs']);
   });
 
-  it('adds no bundler options to a worker given a prebuilt bundle (the SDK would ignore them with a warning)', () => {
+  it('adds no bundler options and no workflows path to a worker given a prebuilt bundle (the SDK would warn)', () => {
     const options = plugin.configureWorker({
       taskQueue: 'q',
       workflowBundle: { code: 'bundled elsewhere' },
     } as WorkerOptions);
     expect(options.bundlerOptions).toBeUndefined();
+    expect(options.workflowsPath).toBeUndefined();
+    expect(options.workflowBundle).toEqual({ code: 'bundled elsewhere' });
+  });
+
+  it('bundles its workflows with the worker when given no bundle', () => {
+    expect(plugin.configureWorker({ taskQueue: 'q' } as WorkerOptions).workflowsPath).toMatch(/workflows/);
   });
 
   it('does the same for a replay worker', () => {
