@@ -3,15 +3,28 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { BIN, BackgroundCli, type CliRun, cliEnvironment, runCli } from '../helpers/cli';
+import { BIN, BackgroundCli, type CliRun, cliEnvironment, runCli, useSharedWorker } from '../helpers/cli';
 import { uniqueId } from '../helpers/temporal';
 
 let home: string;
+/** The shared worker's sandbox: only the staged run writes files. */
+let sandbox: string;
+const taskQueue = `progress-cli-${process.pid}`;
+const aloneQueue = `progress-cli-alone-${process.pid}`;
 
+/** A command on `taskQueue`, served by the file's shared worker: a cycle names its model (`--model`). */
 function scratchpad(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  return runCli(args, { home, taskQueue, env: { SCRATCHPAD_IN_PROCESS_WORKER: 'false', ...env }, timeoutMs: 90_000 });
+}
+
+/**
+ * A command of an encrypted agent, whose payloads the shared worker (without the key) could not read: on a task queue
+ * no worker polls, it runs one in its process, with SCRATCHPAD_MODEL.
+ */
+function alone(args: string[], env: Record<string, string>): Promise<CliRun> {
   return runCli(args, {
     home,
-    taskQueue: `progress-cli-${process.pid}`,
+    taskQueue: aloneQueue,
     env: { SCRATCHPAD_IN_PROCESS_WORKER: 'true', ...env },
     timeoutMs: 90_000,
   });
@@ -24,13 +37,9 @@ async function script(lines: object[]): Promise<string> {
 }
 
 /** Runs the command on a pseudo-terminal (`script`), as a person at a terminal would: what the terminal got. */
-function onTerminal(args: string[], env: Record<string, string>): Promise<string> {
+function onTerminal(args: string[]): Promise<string> {
   const command = [process.execPath, BIN, ...args].map((word) => `'${word.replace(/'/g, "'\\''")}'`).join(' ');
-  const place = {
-    home,
-    taskQueue: `progress-cli-${process.pid}`,
-    env: { SCRATCHPAD_IN_PROCESS_WORKER: 'true', ...env },
-  };
+  const place = { home, taskQueue, env: { SCRATCHPAD_IN_PROCESS_WORKER: 'false' } };
   return new Promise((resolve) => {
     execFile('script', ['-qfec', command, '/dev/null'], { env: cliEnvironment(place), timeout: 90_000 }, (_e, out) =>
       resolve(out),
@@ -69,13 +78,16 @@ const GREETING = [
 
 beforeAll(async () => {
   home = await fs.mkdtemp(path.join(os.tmpdir(), 'scratchpad-progress-cli-'));
+  sandbox = await fs.mkdtemp(path.join(home, 'sandbox-'));
 });
+
+useSharedWorker(() => ({ home, taskQueue, env: { SCRATCHPAD_SANDBOX: sandbox } }));
 
 describe('progress, not silence', () => {
   it('cycle AGENT prints each step on stderr as it happens, then a one-line outcome with tokens and cost', async () => {
     const agent = agentName();
     // Encrypted payloads: the steps and the result are read through the client's codec.
-    const run = await scratchpad(['cycle', agent, '--task', 'greet'], {
+    const run = await alone(['cycle', agent, '--task', 'greet'], {
       SCRATCHPAD_MODEL: await script(GREETING),
       SCRATCHPAD_ENCRYPTION_KEY: `progress:${randomBytes(32).toString('base64')}`,
     });
@@ -100,7 +112,7 @@ describe('progress, not silence', () => {
     const agent = agentName();
     const [first, ...rest] = GREETING;
     const model = await script([{ ...first, delayMs: 2500 }, ...rest]);
-    const out = await onTerminal(['cycle', agent, '--task', 'greet'], { SCRATCHPAD_MODEL: model });
+    const out = await onTerminal(['cycle', agent, '--task', 'greet', '--model', model]);
     expect(out).toMatch(/\r\u001b\[K {2}model call 1 \(cycle\) \S 2s/);
     // Erased before the call's line: the line starts clean, not after the indicator.
     expect(out).toMatch(/\r\u001b\[K {2}model call 1: 2 call\(s\), 100 input \/ 10 output tokens/);
@@ -110,21 +122,18 @@ describe('progress, not silence', () => {
 
   it('shows a call waiting for approval, a directive and the decision as they happen', async () => {
     const agent = agentName();
-    const env = {
-      SCRATCHPAD_IN_PROCESS_WORKER: 'true',
-      SCRATCHPAD_MODEL: await script([
-        { tool: 'echo', args: { message: 'needs a person' } },
-        { tool: 'done', args: { summary: 'approved and done' } },
-      ]),
-    };
-    expect((await scratchpad(['configure', agent, '--create', '--approve', 'echo'], env)).code).toBe(0);
-    const place = { home, taskQueue: `progress-cli-${process.pid}`, env };
-    const cycle = BackgroundCli.start(['cycle', agent, '--task', 'ask first'], place);
+    const model = await script([
+      { tool: 'echo', args: { message: 'needs a person' } },
+      { tool: 'done', args: { summary: 'approved and done' } },
+    ]);
+    expect((await scratchpad(['configure', agent, '--create', '--approve', 'echo'])).code).toBe(0);
+    const place = { home, taskQueue, env: { SCRATCHPAD_IN_PROCESS_WORKER: 'false' } };
+    const cycle = BackgroundCli.start(['cycle', agent, '--task', 'ask first', '--model', model], place);
     try {
       await cycle.waitForStderr(/waiting for approval: echo/, 60_000);
-      expect((await scratchpad(['directive', agent, 'keep it short'], env)).code).toBe(0);
+      expect((await scratchpad(['directive', agent, 'keep it short'])).code).toBe(0);
       await cycle.waitForStderr(/directive received/, 30_000);
-      expect((await scratchpad(['approve', agent], env)).code).toBe(0);
+      expect((await scratchpad(['approve', agent])).code).toBe(0);
       await cycle.waitForStderr(/: completed after 2 iteration\(s\)/, 60_000);
       expectInOrder(cycle.stderr, [
         /waiting for approval: echo \{"message":"needs a person"\} \(call \S+; scratchpad approve \/ deny\)/,
@@ -142,13 +151,10 @@ describe('progress, not silence', () => {
 
   it('--agent still names the agent, --json prints only the result, and a queued task is said up front', async () => {
     const agent = agentName();
-    const enqueued = await scratchpad(['enqueue', agent, '--task', 'first thing'], {
-      SCRATCHPAD_MODEL: await script([{ tool: 'done', args: { summary: 'unused' } }]),
-    });
+    const enqueued = await scratchpad(['enqueue', agent, '--task', 'first thing']);
     expect(enqueued.code).toBe(0);
-    const run = await scratchpad(['cycle', '--agent', agent, '--task', 'second thing', '--json'], {
-      SCRATCHPAD_MODEL: await script(GREETING),
-    });
+    const model = await script(GREETING);
+    const run = await scratchpad(['cycle', '--agent', agent, '--task', 'second thing', '--json', '--model', model]);
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ workflowId: `agent/${agent}/cycle/1`, outcome: 'completed' });
     expect(run.stderr).toContain(`the agent's current task is "first thing"; "second thing" is queued after it`);
@@ -168,8 +174,8 @@ describe('progress, not silence', () => {
     // Encrypted payloads: the steps are read through the client's codec.
     const encrypted = { SCRATCHPAD_ENCRYPTION_KEY: `progress:${randomBytes(32).toString('base64')}` };
     const model = { ...encrypted, SCRATCHPAD_MODEL: await script([{ tool: 'done', args: { summary: 'unused' } }]) };
-    expect((await scratchpad(['enqueue', agent, '--task', 'greet'], model)).code).toBe(0);
-    const run = await scratchpad(['wake', agent, '--follow'], {
+    expect((await alone(['enqueue', agent, '--task', 'greet'], model)).code).toBe(0);
+    const run = await alone(['wake', agent, '--follow'], {
       ...encrypted,
       SCRATCHPAD_MODEL: await script(GREETING),
     });
@@ -182,28 +188,26 @@ describe('progress, not silence', () => {
     ]);
 
     const started = Date.now();
-    const idle = await scratchpad(['wake', agent, '--follow'], model);
+    const idle = await alone(['wake', agent, '--follow'], model);
     expect(idle.code).toBe(0);
     expect(idle.stdout).toContain(`No task was pending, so agent/${agent} started no cycle.`);
     // The command waits about 2 s after the wake; the rest is starting a process and its in-process worker.
     expect(Date.now() - started).toBeLessThan(30_000);
 
-    const unknown = await scratchpad(['wake', agentName(), '--follow'], model);
+    const unknown = await alone(['wake', agentName(), '--follow'], model);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('no agent');
   }, 120_000);
 
   it('staged AGENT shows each stage as it runs', async () => {
-    const sandbox = await fs.mkdtemp(path.join(home, 'sandbox-'));
     const agent = agentName();
     const model = await script([
       { tool: 'fs_write', args: { path: 'a.txt', content: 'a' } },
       { tool: 'done', args: { summary: 'wrote a.txt' } },
     ]);
-    const env = { SCRATCHPAD_MODEL: model, SCRATCHPAD_SANDBOX: sandbox };
     const run = await scratchpad(
-      ['staged', agent, '--task', 'write a.txt', '--no-staged', '--verify', 'test -f a.txt'],
-      env,
+      ['staged', agent, '--task', 'write a.txt', '--no-staged', '--verify', 'test -f a.txt', '--model', model],
+      { SCRATCHPAD_SANDBOX: sandbox },
     );
     expect(run.code).toBe(0);
     expectInOrder(run.stderr, [
