@@ -34,7 +34,6 @@ const MEASURED = {
   'test/workflows/research-verified.test.ts': 31,
   'test/workflows/deploy-versions.test.ts': 30,
   'test/workflows/research-kill.test.ts': 29,
-  'test/unit/repo/kernel-imports.test.ts': 28,
   'test/workflows/staged.test.ts': 24,
   'test/cli/staged-cli.test.ts': 23,
   'test/cli/time-travel-cli.test.ts': 23,
