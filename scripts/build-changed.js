@@ -26,7 +26,7 @@ function orphans(dir) {
     const match = OUTPUT.exec(entry.name);
     if (!match) return [];
     const source = path.join(root, path.relative(path.join(root, 'dist'), dir), entry.name.slice(0, -match[1].length));
-    return fs.existsSync(`${source}.ts`) || fs.existsSync(`${source}.js`) ? [] : [full];
+    return ['.ts', '.tsx', '.js'].some((extension) => fs.existsSync(source + extension)) ? [] : [full];
   });
 }
 
