@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { bundleWorkflowCode } from '@temporalio/worker';
-import { WORKFLOWS_PATH, packageRoot, workflowBundleOptions } from '../config/paths';
+import { type WorkerOptions, bundleWorkflowCode } from '@temporalio/worker';
+import { WORKFLOWS_PATH, packageRoot, workflowBundleOptions, workflowWorkerOptions } from '../config/paths';
 
 const PREFIX = 'workflow-bundle-';
 const STALE_MS = 24 * 60 * 60 * 1000;
@@ -85,4 +85,16 @@ export async function cachedWorkflowBundle(
     if (name.startsWith(PREFIX) && file !== codePath && modified < stale) fs.rmSync(file, { force: true });
   }
   return { codePath };
+}
+
+/**
+ * The workflow code a worker runs: a bundle kept between commands, so one that starts a worker does not run webpack
+ * again each time; bundled at start as before where no private folder for it can be had. `interceptorModules`: those
+ * telemetry adds, which a prebuilt bundle must include.
+ */
+export async function workflowCode(interceptorModules: readonly string[]): Promise<Partial<WorkerOptions>> {
+  const directory = bundleCacheDirectory();
+  if (directory) return { workflowBundle: await cachedWorkflowBundle(directory, interceptorModules) };
+  // Bundled at start, the plugins add their interceptor modules themselves.
+  return workflowWorkerOptions();
 }

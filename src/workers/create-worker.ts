@@ -23,7 +23,7 @@ import { workerBuild } from '../config/deployment';
 /** Where the workflow code lives, for bundling and for replay. */
 import { WORKFLOWS_PATH, workflowBundleOptions, workflowWorkerOptions } from '../config/paths';
 import { WORKER_LIVENESS_OPTIONS } from '../activities/heartbeat';
-import { bundleCacheDirectory, cachedWorkflowBundle } from './bundle-cache';
+import { workflowCode } from './bundle-cache';
 import { workerTelemetry } from '../telemetry';
 import { toolInfoOf } from './tool-info';
 
@@ -97,17 +97,6 @@ export function closingOwned(registry: ToolRegistry, connection?: NativeConnecti
       }
     },
   };
-}
-
-/**
- * The workflow code a worker runs: a bundle kept between commands, so one that starts a worker does not run webpack
- * again each time; bundled at start as before where no private folder for it can be had.
- */
-async function workflowCode(interceptorModules: readonly string[]): Promise<Partial<WorkerOptions>> {
-  const directory = bundleCacheDirectory();
-  if (directory) return { workflowBundle: await cachedWorkflowBundle(directory, interceptorModules) };
-  // Bundled at start, the plugins add their interceptor modules themselves.
-  return workflowWorkerOptions();
 }
 
 /** A worker running the project's workflows and activities on the configured task queue. */

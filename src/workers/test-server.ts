@@ -9,7 +9,7 @@ import { MemoryObservationStore } from '../activities/observations/memory-store'
 import type { ToolOptions } from '../activities/tools/types';
 import { startDevServer } from '../dev-server/dev-server';
 import { startTelemetry, telemetryWorkflowModules } from '../telemetry';
-import { bundleCacheDirectory, cachedWorkflowBundle } from './bundle-cache';
+import { workflowCode } from './bundle-cache';
 import { ScratchpadPlugin } from './plugin';
 import type { ToolInput } from './tool-sources';
 
@@ -80,18 +80,6 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   }
 }
 
-/**
- * The workflow code of a test's worker: the bundle kept between runs, as `createWorker` uses, with the telemetry
- * interceptors when the OTEL_* variables turn telemetry on; the plugin alone would run webpack for every worker, a
- * second or more of CPU per test. Bundled at start where no private folder for it can be had.
- */
-async function prebuiltWorkflows(): Promise<{ workflowBundle?: { codePath: string } }> {
-  const directory = bundleCacheDirectory();
-  if (!directory) return {};
-  const interceptorModules = startTelemetry() ? telemetryWorkflowModules() : [];
-  return { workflowBundle: await cachedWorkflowBundle(directory, interceptorModules) };
-}
-
 async function runWorker<T>(
   connection: NativeConnection,
   namespace: string,
@@ -105,7 +93,8 @@ async function runWorker<T>(
       connection,
       namespace,
       taskQueue,
-      ...(await prebuiltWorkflows()),
+      // The bundle `createWorker` runs, kept between runs: the plugin alone would run webpack for every worker.
+      ...(await workflowCode(startTelemetry() ? telemetryWorkflowModules() : [])),
       plugins: [
         new ScratchpadPlugin({
           model: options.model.spec,
