@@ -4,7 +4,7 @@ import { formatWithOptions } from 'node:util';
 import type { Client } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import { type Config, LOG_LEVELS, resolveModelSpec } from '../config';
-import { isWorkflowTaskUnclaimed } from '../clients/task-queues';
+import { unclaimedWorkflowTask } from '../clients/task-queues';
 import type { WorkerSetup } from '../worker';
 import { CliError } from './errors';
 import { errorMessage } from '../common/error-message';
@@ -126,16 +126,21 @@ export class WorkerFallback {
       () => true,
       () => true,
     );
+    let unclaimed: string | undefined;
     for (;;) {
       let timer: NodeJS.Timeout | undefined;
       const waited = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), WORKER_GRACE_MS)));
       const done = await Promise.race([settled, waited]);
       clearTimeout(timer);
       if (done) return running;
-      if (options.quick || (await isWorkflowTaskUnclaimed(this.temporalClient, workflowId))) {
+      // A task seen unclaimed once may have been scheduled a moment ago (a busy machine's worker takes it soon): the
+      // same task still unclaimed a grace period later is one no live worker takes.
+      const seen = options.quick ? undefined : await unclaimedWorkflowTask(this.temporalClient, workflowId);
+      if (options.quick || (seen !== undefined && seen === unclaimed)) {
         await this.start(`no worker took the task within ${WORKER_GRACE_MS / 1000} s on`, running);
         return running;
       }
+      unclaimed = seen;
     }
   }
 

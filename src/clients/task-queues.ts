@@ -47,11 +47,19 @@ export async function requireWorker(client: Client, taskQueue: string): Promise<
   }
 }
 
-/** Whether the workflow has a workflow task scheduled that no worker has started: no live worker polls its queue. */
-export async function isWorkflowTaskUnclaimed(client: Client, workflowId: string): Promise<boolean> {
+/**
+ * The workflow task of `workflowId` that is scheduled and that no worker has started (its scheduled time and attempt,
+ * which name it), or undefined. The same one seen twice, a grace period apart, means no live worker polls its queue:
+ * once alone, it may have been scheduled a moment ago.
+ */
+export async function unclaimedWorkflowTask(client: Client, workflowId: string): Promise<string | undefined> {
   const description = await client.workflowService
     .describeWorkflowExecution({ namespace: client.options.namespace, execution: { workflowId } })
     .catch(() => undefined);
-  const state = description?.pendingWorkflowTask?.state;
-  return state === temporal.api.enums.v1.PendingWorkflowTaskState.PENDING_WORKFLOW_TASK_STATE_SCHEDULED;
+  const pending = description?.pendingWorkflowTask;
+  if (pending?.state !== temporal.api.enums.v1.PendingWorkflowTaskState.PENDING_WORKFLOW_TASK_STATE_SCHEDULED) {
+    return undefined;
+  }
+  const scheduled = pending.scheduledTime;
+  return `${scheduled?.seconds ?? 0}.${scheduled?.nanos ?? 0}#${pending.attempt ?? 0}`;
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { WorkerToolsResult, WorkflowTypes } from '../common/workflow-types';
-import { hasPollers, isWorkflowTaskUnclaimed } from './task-queues';
+import { hasPollers, unclaimedWorkflowTask } from './task-queues';
 
 /** No worker polls the task queue, so nothing can say which tools it has. */
 export class NoWorkerError extends Error {
@@ -36,7 +36,8 @@ export async function workerToolCatalogue(client: Client, taskQueue: string): Pr
     new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), PICKUP_MS))),
   ]);
   clearTimeout(timer);
-  if (!picked && (await isWorkflowTaskUnclaimed(client, handle.workflowId))) {
+  // The question's first task was scheduled when it started, PICKUP_MS ago: unclaimed now, it waited that long.
+  if (!picked && (await unclaimedWorkflowTask(client, handle.workflowId)) !== undefined) {
     await handle.terminate('no worker picked it up').catch(() => undefined);
     throw noWorker();
   }

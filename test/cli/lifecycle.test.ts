@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { BackgroundCli, type CliPlace, type CliRun, runCli } from '../helpers/cli';
 import { isServerAnswering } from '../../src/dev-server/server-probe';
 import { uniqueId, waitFor } from '../helpers/temporal';
@@ -153,6 +154,40 @@ describe('a command that needs a worker', () => {
     } finally {
       await connection.close();
     }
+  });
+
+  it('with only a gone worker of another host listed, waits for its task to stay unclaimed, then runs one itself', async () => {
+    const where = place({ SCRATCHPAD_IN_PROCESS_WORKER: 'true' });
+    where.env = { ...where.env, SCRATCHPAD_MODEL: writeScript(where.home, [{ text: 'Served after all.' }]) };
+    // A poll from another host, abandoned: the server lists its poller for minutes, and nothing here can tell it gone.
+    const connection = await Connection.connect({ address: ADDRESS });
+    try {
+      const poll = new AbortController();
+      const polled = connection.withDeadline(Date.now() + 60_000, () =>
+        connection.withAbortSignal(poll.signal, () =>
+          connection.workflowService.pollWorkflowTaskQueue({
+            namespace: 'default',
+            taskQueue: { name: where.taskQueue },
+            identity: 'gone@elsewhere.invalid',
+          }),
+        ),
+      );
+      const listed = () =>
+        connection.workflowService.describeTaskQueue({
+          namespace: 'default',
+          taskQueue: { name: where.taskQueue },
+          taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+        });
+      await waitFor(async () => ((await listed()).pollers ?? []).length > 0, { timeoutMs: 10_000, what: 'the poll' });
+      poll.abort();
+      await polled.catch(() => undefined);
+    } finally {
+      await connection.close();
+    }
+    const send = await scratchpad(['send', `lifecycle-gone-${Date.now()}`, 'Hi'], where);
+    expect(send.stderr).toContain(`no worker took the task within 3 s on task queue "${where.taskQueue}"`);
+    expect(send.stdout).toBe('Served after all.\n');
+    expect(send.code).toBe(0);
   });
 
   it('chat with none says so in one line and ends with its input', async () => {
