@@ -135,7 +135,7 @@ async function chooseModel(options: MemoryOptions, cleanups: Cleanup[]): Promise
   const spec = `openai:smollm2@${server.baseURL}`;
   return {
     spec,
-    label: `${spec} (SmolLM2-135M-Instruct Q4_1 on llama.cpp's llama-server, started by this run)`,
+    label: `${spec} (SmolLM2-135M-Instruct Q8_0 on llama.cpp's llama-server, started by this run)`,
     tiny: true,
     server,
   };

@@ -6,6 +6,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { agentIdKey } from '../../src/common/search-attributes';
 import type { CycleInput } from '../../src/core/cycle/input';
 import { DefaultLogger, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { globalHandlers } from '@temporalio/worker/lib/workflow/vm-shared';
 import { type ActivityDependencies, createActivities } from '../../src/activities';
 import { createModelResolver } from '../../src/activities/model/registry';
 import type { ModelProvider } from '../../src/activities/model/provider';
@@ -34,6 +35,13 @@ try {
  * and cluster suites run.
  */
 export const TEST_WORKER_THREAD = { debugMode: true } as const;
+
+/*
+ * On this thread the SDK's stack-trace support (a promise hook run for every promise of the process, capturing a stack
+ * for each workflow promise) is installed by the first such worker and never removed, once per copy of the SDK. Jest
+ * loads the SDK afresh for each test file, so a jest worker's tenth file would run ten hooks: removed after the file.
+ */
+afterAll(() => globalHandlers.uninstall());
 
 /** The workflow code, bundled once per run by global setup; call once per test file. */
 export function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
