@@ -133,14 +133,16 @@ export class WorkerFallback {
       const done = await Promise.race([settled, waited]);
       clearTimeout(timer);
       if (done) return running;
-      // A task seen unclaimed once may have been scheduled a moment ago (a busy machine's worker takes it soon): the
-      // same task still unclaimed a grace period later is one no live worker takes.
-      const seen = options.quick ? undefined : await unclaimedWorkflowTask(this.temporalClient, workflowId);
-      if (options.quick || (seen !== undefined && seen === unclaimed)) {
-        await this.start(`no worker took the task within ${WORKER_GRACE_MS / 1000} s on`, running);
-        return running;
+      if (!options.quick) {
+        // A task seen unclaimed once may have been scheduled a moment ago (a busy machine's worker takes it soon): the
+        // same task still unclaimed a grace period later is one no live worker takes.
+        const seen = await unclaimedWorkflowTask(this.temporalClient, workflowId);
+        const stillUnclaimed = seen !== undefined && seen === unclaimed;
+        unclaimed = seen;
+        if (!stillUnclaimed) continue;
       }
-      unclaimed = seen;
+      await this.start(`no worker took the task within ${WORKER_GRACE_MS / 1000} s on`, running);
+      return running;
     }
   }
 

@@ -3,7 +3,15 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { BIN, BackgroundCli, type CliRun, cliEnvironment, runCli, useSharedWorker } from '../helpers/cli';
+import {
+  BIN,
+  BackgroundCli,
+  type CliPlace,
+  type CliRun,
+  cliEnvironment,
+  runCli,
+  useSharedWorker,
+} from '../helpers/cli';
 import { uniqueId } from '../helpers/temporal';
 
 let home: string;
@@ -12,9 +20,13 @@ let sandbox: string;
 const taskQueue = `progress-cli-${process.pid}`;
 const aloneQueue = `progress-cli-alone-${process.pid}`;
 
-/** A command on `taskQueue`, served by the file's shared worker: a cycle names its model (`--model`). */
+/** Where a command served by the file's shared worker runs: a cycle names its model (`--model`). */
+function shared(env: Record<string, string> = {}): CliPlace {
+  return { home, taskQueue, env: { SCRATCHPAD_IN_PROCESS_WORKER: 'false', ...env } };
+}
+
 function scratchpad(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
-  return runCli(args, { home, taskQueue, env: { SCRATCHPAD_IN_PROCESS_WORKER: 'false', ...env }, timeoutMs: 90_000 });
+  return runCli(args, { ...shared(env), timeoutMs: 90_000 });
 }
 
 /**
@@ -39,9 +51,8 @@ async function script(lines: object[]): Promise<string> {
 /** Runs the command on a pseudo-terminal (`script`), as a person at a terminal would: what the terminal got. */
 function onTerminal(args: string[]): Promise<string> {
   const command = [process.execPath, BIN, ...args].map((word) => `'${word.replace(/'/g, "'\\''")}'`).join(' ');
-  const place = { home, taskQueue, env: { SCRATCHPAD_IN_PROCESS_WORKER: 'false' } };
   return new Promise((resolve) => {
-    execFile('script', ['-qfec', command, '/dev/null'], { env: cliEnvironment(place), timeout: 90_000 }, (_e, out) =>
+    execFile('script', ['-qfec', command, '/dev/null'], { env: cliEnvironment(shared()), timeout: 90_000 }, (_e, out) =>
       resolve(out),
     );
   });
@@ -127,8 +138,7 @@ describe('progress, not silence', () => {
       { tool: 'done', args: { summary: 'approved and done' } },
     ]);
     expect((await scratchpad(['configure', agent, '--create', '--approve', 'echo'])).code).toBe(0);
-    const place = { home, taskQueue, env: { SCRATCHPAD_IN_PROCESS_WORKER: 'false' } };
-    const cycle = BackgroundCli.start(['cycle', agent, '--task', 'ask first', '--model', model], place);
+    const cycle = BackgroundCli.start(['cycle', agent, '--task', 'ask first', '--model', model], shared());
     try {
       await cycle.waitForStderr(/waiting for approval: echo/, 60_000);
       expect((await scratchpad(['directive', agent, 'keep it short'])).code).toBe(0);
