@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command, CommanderError, Help } from '@commander-js/extra-typings';
 import { applyConfigFile } from '../config/config-file';
+import { commandScope } from './command-scope';
 import { ConfigError } from '../config/errors';
 import { environmentHelp } from './environment-help';
 import { CliError, EXIT, isVerbose, setVerbose } from './errors';
@@ -210,8 +211,10 @@ async function run(program: Command, argv: string[]): Promise<void> {
   const command = commandOf(argv);
   const traced = startTelemetry() !== undefined && command !== undefined && !LONG_RUNNING.has(command);
   try {
-    if (traced) await withSpan(`scratchpad ${command}`, () => program.parseAsync(argv));
-    else await program.parseAsync(argv);
+    await commandScope(async () => {
+      if (traced) await withSpan(`scratchpad ${command}`, () => program.parseAsync(argv));
+      else await program.parseAsync(argv);
+    });
   } finally {
     await shutdownTelemetry();
   }

@@ -2,6 +2,7 @@ import { type Client, WorkflowUpdateFailedError } from '@temporalio/client';
 import { type Config, ConfigError, describeConnection, loadConfig, resolveModelSpec } from '../config';
 import { connectClient } from '../clients/connection';
 import type { ToolRegistry } from '../activities/tools/registry';
+import { closeWhenDone } from './command-scope';
 import { CliError, EXIT } from './errors';
 import { errorMessage } from '../common/error-message';
 
@@ -53,7 +54,9 @@ export async function requireWorkerInstall(): Promise<void> {
 /** A client, or a clear error naming the address and how to get a server. */
 export async function client(current: Config): Promise<Client> {
   try {
-    return await connectClient(current);
+    const connected = await connectClient(current);
+    closeWhenDone(connected.connection);
+    return connected;
   } catch (error) {
     throw new CliError(
       `cannot reach Temporal at ${describeConnection(current.temporal)} (${errorMessage(error)}): start a local ` +

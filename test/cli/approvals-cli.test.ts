@@ -29,7 +29,8 @@ function scratchpad(args: string[], input?: string): Promise<CliRun> {
   return runCli(args, {
     home,
     taskQueue: QUEUE,
-    env: { SCRATCHPAD_MODEL: `scripted:${path.join(home, 'none.jsonl')}` },
+    // The file's worker serves every command: none may run one of its own (and each can run in the test's process).
+    env: { SCRATCHPAD_MODEL: `scripted:${path.join(home, 'none.jsonl')}`, SCRATCHPAD_IN_PROCESS_WORKER: 'false' },
     ...(input !== undefined && { input }),
     timeoutMs: 90_000,
   });

@@ -22,7 +22,12 @@ function scratchpad(args: string[], options: { taskQueue?: string; env?: Record<
   return runCli(args, {
     home,
     taskQueue: options.taskQueue ?? WORKER_QUEUE,
-    env: { SCRATCHPAD_MODEL: `scripted:${path.join(home, 'model.jsonl')}`, ...options.env },
+    // The file's worker serves every command: none may run one of its own (and each can run in the test's process).
+    env: {
+      SCRATCHPAD_MODEL: `scripted:${path.join(home, 'model.jsonl')}`,
+      SCRATCHPAD_IN_PROCESS_WORKER: 'false',
+      ...options.env,
+    },
     timeoutMs: 30_000,
   });
 }

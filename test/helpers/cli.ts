@@ -1,5 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import * as path from 'node:path';
+import { runInProcess } from './cli-in-process';
 import { waitFor } from './temporal';
 
 /** bin/scratchpad.js, which loads dist/: `npm run build` first. */
@@ -36,10 +37,38 @@ export function cliEnvironment(place: CliPlace): Record<string, string> {
 }
 
 /**
- * Runs the command as a user's shell would, against the test dev server, with `home` as its home and only the
- * environment given here: nothing of the test process's configuration leaks in.
+ * Commands that are about their process: they run until stopped, manage processes, read stdin or load the worker's
+ * native runtime to replay. They are always spawned.
  */
-export function runCli(args: string[], options: CliPlace & { input?: string; timeoutMs?: number }): Promise<CliRun> {
+const PROCESS_COMMANDS = new Set('worker dev up down server console codec-server demo chat replay timeline'.split(' '));
+
+/**
+ * Whether a command can run in the test's process ({@link runInProcess}): one that can only act as a client, because
+ * it may not run a worker of its own (SCRATCHPAD_IN_PROCESS_WORKER=false), reads no input, starts no telemetry (once
+ * per process) and is not one of {@link PROCESS_COMMANDS}.
+ */
+function runsInProcess(args: string[], options: CliPlace & { input?: string; spawn?: boolean }): boolean {
+  const env = cliEnvironment(options);
+  const command = args.find((word, index) => !word.startsWith('-') && args[index - 1] !== '--config');
+  return (
+    options.spawn !== true &&
+    options.input === undefined &&
+    env.SCRATCHPAD_IN_PROCESS_WORKER === 'false' &&
+    !Object.keys(env).some((name) => name.startsWith('OTEL_')) &&
+    !PROCESS_COMMANDS.has(command ?? '')
+  );
+}
+
+/**
+ * Runs the command against the test dev server, with `home` as its home and only the environment given here: nothing
+ * of the test process's configuration leaks in. A command that can only act as a client runs in the test's process
+ * (see {@link runsInProcess}); any other, or any with `spawn`, runs as a user's shell would run it.
+ */
+export function runCli(
+  args: string[],
+  options: CliPlace & { input?: string; timeoutMs?: number; spawn?: boolean },
+): Promise<CliRun> {
+  if (runsInProcess(args, options)) return runInProcess(args, cliEnvironment(options), options.timeoutMs ?? 90_000);
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,

@@ -121,8 +121,9 @@ export default defineCommand(
       follower?.stop();
       await follower?.done;
       throw error;
+    } finally {
+      process.removeListener('SIGINT', interrupted);
     }
-    process.removeListener('SIGINT', interrupted);
     await follower?.finish(record.cycleId);
     const states = await agents.cycleStates(record.cycleId);
     if (!states.result) {
