@@ -24,6 +24,9 @@ async function script(name: string, lines: object[]): Promise<string> {
   return `scripted:${file}`;
 }
 
+/** A command that needs no worker or fails first: it may not run one (and can run in the test's process). */
+const NO_WORKER = { SCRATCHPAD_IN_PROCESS_WORKER: 'false' };
+
 function agentName(): string {
   return uniqueId('cli-agent');
 }
@@ -51,22 +54,25 @@ describe('scratchpad CLI', () => {
   });
 
   it('rejects bad flags and bad configuration with exit code 2 or a named variable', async () => {
-    const badFlag = await scratchpad(['cycle', '--agent', 'a', '--max-iterations', 'zero']);
+    const badFlag = await scratchpad(['cycle', '--agent', 'a', '--max-iterations', 'zero'], NO_WORKER);
     expect(badFlag.code).toBe(2);
     expect(badFlag.stderr).toContain('invalid --max-iterations "zero"');
     for (const value of ['1e3', '201', '0x10']) {
-      const overCap = await scratchpad(['cycle', '--agent', 'a', '--task', 'x', '--max-iterations', value]);
+      const overCap = await scratchpad(['cycle', '--agent', 'a', '--task', 'x', '--max-iterations', value], NO_WORKER);
       expect(overCap).toMatchObject({
         code: 2,
         stderr: `scratchpad: invalid --max-iterations "${value}": expected a whole number from 1 to 200\n`,
       });
     }
-    const badFormat = await scratchpad(['show', 'a', '--format', 'xml']);
+    const badFormat = await scratchpad(['show', 'a', '--format', 'xml'], NO_WORKER);
     expect(badFormat.code).toBe(2);
-    const badAddress = await scratchpad(['show', 'a'], { TEMPORAL_ADDRESS: 'not an address' });
+    const badAddress = await scratchpad(['show', 'a'], { ...NO_WORKER, TEMPORAL_ADDRESS: 'not an address' });
     expect(badAddress.code).toBe(1);
     expect(badAddress.stderr).toContain('TEMPORAL_ADDRESS');
-    const badAgent = await scratchpad(['send', '../etc', 'hi'], { SCRATCHPAD_MODEL: 'scripted:/nonexistent' });
+    const badAgent = await scratchpad(['send', '../etc', 'hi'], {
+      ...NO_WORKER,
+      SCRATCHPAD_MODEL: 'scripted:/nonexistent',
+    });
     expect(badAgent.code).toBe(2);
     expect(badAgent.stderr).toContain('invalid agent id');
   });
@@ -101,17 +107,17 @@ describe('scratchpad CLI', () => {
     expect(failed.code).toBe(3);
     expect(failed.stdout).toContain('Error: ModelError.Auth: 401 bad key');
 
-    const shown = await scratchpad(['show', agent, '--format', 'json']);
+    const shown = await scratchpad(['show', agent, '--format', 'json'], NO_WORKER);
     expect(shown.code).toBe(0);
     const active = JSON.parse(shown.stdout) as Scratchpad;
     expect(active.notes).toBe(`Cycle agent/${agent}/cycle/3 failed: ModelError.Auth: 401 bad key`);
     expect(active.last_updated).not.toBeNull();
 
-    const before = await scratchpad(['show', `agent/${agent}/cycle/1`, '--state', 'before']);
+    const before = await scratchpad(['show', `agent/${agent}/cycle/1`, '--state', 'before'], NO_WORKER);
     expect(YAML.parse(before.stdout).current_task).toBe('first task');
 
     const out = path.join(home, `snapshots-${agent}`);
-    const snapshots = await scratchpad(['snapshots', agent, '--out', out]);
+    const snapshots = await scratchpad(['snapshots', agent, '--out', out], NO_WORKER);
     expect(snapshots.code).toBe(0);
     const files = (await fs.readdir(out)).sort();
     expect(files).toHaveLength(7);
@@ -149,11 +155,11 @@ describe('scratchpad CLI', () => {
     const copy = agentName();
     const imported = await scratchpad(['import', copy, file], { SCRATCHPAD_MODEL: await script('none2', []) });
     expect(imported.code).toBe(0);
-    const shown = JSON.parse((await scratchpad(['show', copy, '--format', 'json'])).stdout) as Scratchpad;
+    const shown = JSON.parse((await scratchpad(['show', copy, '--format', 'json'], NO_WORKER)).stdout) as Scratchpad;
     expect(shown).toEqual(document.scratchpad);
 
     const traceFile = path.join(home, `${agent}-trace.json`);
-    const trace = await scratchpad(['trace', agent, '--out', traceFile]);
+    const trace = await scratchpad(['trace', agent, '--out', traceFile], NO_WORKER);
     expect(trace.code).toBe(0);
     const turns = JSON.parse(await fs.readFile(traceFile, 'utf8'));
     expect(turns.map((turn: { input: string; response: string }) => [turn.input, turn.response])).toEqual([
@@ -210,7 +216,7 @@ describe('scratchpad CLI', () => {
       code: 2,
       stderr: `scratchpad: agent/${agent} has no task to work on: give one with --task\n`,
     });
-    const shown = await scratchpad(['show', agent]);
+    const shown = await scratchpad(['show', agent], NO_WORKER);
     expect(shown.stderr).toContain(`no agent "${agent}"`);
   });
 });

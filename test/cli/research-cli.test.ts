@@ -6,12 +6,18 @@ import { type CliRun, runCli } from '../helpers/cli';
 let home: string;
 const incompleteRun = `cli-incomplete-${process.pid}`;
 
+/** A command that runs the research: with a worker of its own. */
 function scratchpad(args: string[]): Promise<CliRun> {
   return runCli(args, {
     home,
     taskQueue: `cli-research-${process.pid}`,
     env: { SCRATCHPAD_IN_PROCESS_WORKER: 'true' },
   });
+}
+
+/** A command that only reads or refuses: it may not run a worker (and can run in the test's process). */
+function reader(args: string[], taskQueue = `cli-research-${process.pid}`): Promise<CliRun> {
+  return runCli(args, { home, taskQueue, env: { SCRATCHPAD_IN_PROCESS_WORKER: 'false' } });
 }
 
 jest.setTimeout(120_000);
@@ -62,11 +68,11 @@ describe('scratchpad research', () => {
     // Scripted workers report token estimates at no cost: the roll-up is printed, not zero.
     expect(demo.stdout).toMatch(/Workers used [1-9]\d* input and [1-9]\d* output tokens, \$0\.0000\./);
 
-    const board = await scratchpad(['research', 'board', runId as string, '--json']);
+    const board = await reader(['research', 'board', runId as string, '--json']);
     expect(board.code).toBe(0);
     const entries = JSON.parse(board.stdout) as { type: string }[];
     expect(entries.filter((entry) => entry.type === 'SYNTHESIS')).toHaveLength(1);
-    const list = await scratchpad(['research', 'list', '--all']);
+    const list = await reader(['research', 'list', '--all']);
     expect(list.stdout).toMatch(new RegExp(`research/${runId}\\tCOMPLETED\\tcomplete`));
   });
 
@@ -115,18 +121,18 @@ describe('scratchpad research', () => {
 
   it('takes run ids with or without research/; a finished run refuses directives, saying it has finished', async () => {
     for (const id of [incompleteRun, `research/${incompleteRun}`]) {
-      const board = await scratchpad(['research', 'board', id, '--json']);
+      const board = await reader(['research', 'board', id, '--json']);
       expect(board.stderr).toBe('');
       expect(board.code).toBe(0);
       expect((JSON.parse(board.stdout) as { type: string }[]).map((entry) => entry.type)).toContain('STRATEGY');
     }
-    const directive = await scratchpad(['research', 'directive', `research/${incompleteRun}`, 'look harder']);
+    const directive = await reader(['research', 'directive', `research/${incompleteRun}`, 'look harder']);
     expect(directive.code).toBe(1);
     expect(directive.stderr).toBe(
       `scratchpad: research run ${incompleteRun} has finished (COMPLETED, outcome incomplete): directives reach ` +
         'running runs only; start a new run with `scratchpad research start`\n',
     );
-    const missing = await scratchpad(['research', 'board', 'research/no-such-run']);
+    const missing = await reader(['research', 'board', 'research/no-such-run']);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toBe(
       'scratchpad: no such research run: no-such-run (`scratchpad research list --all` lists every run)\n',
@@ -134,36 +140,36 @@ describe('scratchpad research', () => {
   });
 
   it('list: a header, the runs of this task queue by default, every run with --all', async () => {
-    const list = await scratchpad(['research', 'list']);
+    const list = await reader(['research', 'list']);
     expect(list.code).toBe(0);
     const lines = list.stdout.trimEnd().split('\n');
     expect(lines[0]).toBe('WORKFLOW ID\tSTATUS\tOUTCOME\tSTARTED');
     expect(lines).toContainEqual(
       expect.stringMatching(new RegExp(`^research/${incompleteRun}\tCOMPLETED\tincomplete\t`)),
     );
-    const elsewhere = { home, taskQueue: `cli-research-other-${process.pid}` };
-    const other = await runCli(['research', 'list'], elsewhere);
+    const elsewhere = `cli-research-other-${process.pid}`;
+    const other = await reader(['research', 'list'], elsewhere);
     expect(other.code).toBe(0);
     expect(other.stdout).toBe('');
     expect(other.stderr).toBe(
       `no research runs on task queue "cli-research-other-${process.pid}" (--all lists every run)\n`,
     );
-    const all = await runCli(['research', 'list', '--all'], elsewhere);
+    const all = await reader(['research', 'list', '--all'], elsewhere);
     expect(all.stdout.split('\n')[0]).toBe('WORKFLOW ID\tSTATUS\tOUTCOME\tSTARTED');
     expect(all.stdout).toContain(`research/${incompleteRun}\tCOMPLETED\tincomplete\t`);
   });
 
   it('refuses a bad --max-workers and an empty directive with usage errors', async () => {
-    const bad = await scratchpad(['research', 'start', 'q', '--max-workers', 'many']);
+    const bad = await reader(['research', 'start', 'q', '--max-workers', 'many']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--max-workers');
     const tooMany = Array.from({ length: 65 }, (_, i) => `E${i}`).join(',');
-    const lists = await scratchpad(['research', 'start', 'q', '--entities', tooMany, '--fields', 'x']);
+    const lists = await reader(['research', 'start', 'q', '--entities', tooMany, '--fields', 'x']);
     expect(lists.code).toBe(2);
     expect(lists.stderr).toContain('entities');
-    const empty = await scratchpad(['research', 'directive', 'some-run', '  ']);
+    const empty = await reader(['research', 'directive', 'some-run', '  ']);
     expect(empty.code).toBe(2);
-    const alias = await scratchpad(['research', 'start', 'q', '--alias', 'revenue']);
+    const alias = await reader(['research', 'start', 'q', '--alias', 'revenue']);
     expect(alias.stderr).toContain('--alias revenue: expected field=name,name');
     expect(alias.code).toBe(2);
   });

@@ -15,6 +15,9 @@ let connection: Connection;
 let client: Client;
 const taskQueue = `time-travel-cli-${process.pid}-${Date.now()}`;
 
+/** For a command that needs no worker: it may not run one (and can run in the test's process). */
+const NO_WORKER = { SCRATCHPAD_IN_PROCESS_WORKER: 'false' };
+
 function scratchpad(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
   return runCli(args, { home, taskQueue, env, timeoutMs: 120_000 });
 }
@@ -27,7 +30,7 @@ async function script(name: string, lines: object[]): Promise<string> {
 }
 
 async function state(id: string, which?: 'after'): Promise<Scratchpad> {
-  const shown = await scratchpad(['show', id, ...(which ? ['--state', which] : []), '--format', 'json']);
+  const shown = await scratchpad(['show', id, ...(which ? ['--state', which] : []), '--format', 'json'], NO_WORKER);
   expect(shown).toMatchObject({ code: 0 });
   return JSON.parse(shown.stdout) as Scratchpad;
 }
@@ -59,7 +62,7 @@ describe('scratchpad diff, fork and rewind (the real binary)', () => {
     // Every command below that may start a worker gets a model with no answers: a model call would fail loudly.
     const silent = { SCRATCHPAD_MODEL: await script('silent', []) };
 
-    const between = await scratchpad(['diff', agent, '1', '3']);
+    const between = await scratchpad(['diff', agent, '1', '3'], NO_WORKER);
     expect(between.code).toBe(0);
     expect(between.stdout).toBe(
       [
@@ -76,7 +79,7 @@ describe('scratchpad diff, fork and rewind (the real binary)', () => {
         '',
       ].join('\n'),
     );
-    const within = await scratchpad(['diff', agent, `agent/${agent}/cycle/2`, '--json']);
+    const within = await scratchpad(['diff', agent, `agent/${agent}/cycle/2`, '--json'], NO_WORKER);
     expect(within.code).toBe(0);
     expect(JSON.parse(within.stdout)).toMatchObject({
       agentId: agent,
@@ -89,7 +92,7 @@ describe('scratchpad diff, fork and rewind (the real binary)', () => {
     });
 
     // fork needs neither a worker nor a model.
-    const forked = await scratchpad(['fork', agent, '--at', '2', '--as', fork, '--json']);
+    const forked = await scratchpad(['fork', agent, '--at', '2', '--as', fork, '--json'], NO_WORKER);
     expect(forked.code).toBe(0);
     expect(JSON.parse(forked.stdout)).toEqual({
       agentId: fork,
@@ -102,7 +105,7 @@ describe('scratchpad diff, fork and rewind (the real binary)', () => {
     const document = JSON.parse(exported.stdout) as { origin: unknown; turn: number; scratchpad: Scratchpad };
     expect(document).toMatchObject({ origin: { agent, cycle: 2 }, turn: 0 });
     expect(document.scratchpad).toEqual(await state(`agent/${agent}/cycle/2`, 'after'));
-    const again = await scratchpad(['fork', agent, '--at', '1', '--as', fork]);
+    const again = await scratchpad(['fork', agent, '--at', '1', '--as', fork], NO_WORKER);
     expect(again).toMatchObject({
       code: 1,
       stderr: `scratchpad: agent "${fork}" already exists: fork under a new name\n`,
@@ -114,24 +117,24 @@ describe('scratchpad diff, fork and rewind (the real binary)', () => {
       new RegExp(`^Rewound agent/${agent} to cycle 1's after-state \\(recorded at \\S+ by \\S+@\\S+\\); later cycles`),
     );
     expect(await state(agent)).toEqual(await state(`agent/${agent}/cycle/1`, 'after'));
-    const status = await scratchpad(['status', agent, '--json'], silent);
+    const status = await scratchpad(['status', agent, '--json'], NO_WORKER);
     const parsed = JSON.parse(status.stdout) as AgentStatus;
     // No cycle ran: the later cycles stay, and the rewind is recorded.
     expect(parsed).toMatchObject({ cycleCount: 3, running: null, rewinds: [{ to: 1 }] });
-    expect((await scratchpad(['diff', agent, '3'])).code).toBe(0);
+    expect((await scratchpad(['diff', agent, '3'], NO_WORKER)).code).toBe(0);
   }, 600_000);
 
   it('refuses in one line: an unknown agent or cycle, a cycle not finished', async () => {
     const nobody = `travel-nobody-${process.pid}-${Date.now()}`;
-    expect(await scratchpad(['diff', nobody, '1'])).toMatchObject({
+    expect(await scratchpad(['diff', nobody, '1'], NO_WORKER)).toMatchObject({
       code: 1,
       stderr: `scratchpad: no agent "${nobody}" (scratchpad agents list shows the agents)\n`,
     });
-    expect(await scratchpad(['fork', nobody, '--at', '1', '--as', `${nobody}-2`])).toMatchObject({
+    expect(await scratchpad(['fork', nobody, '--at', '1', '--as', `${nobody}-2`], NO_WORKER)).toMatchObject({
       code: 1,
       stderr: `scratchpad: no agent "${nobody}" (scratchpad agents list shows the agents)\n`,
     });
-    expect(await scratchpad(['diff', '../x', '1'])).toMatchObject({ code: 2 });
+    expect(await scratchpad(['diff', '../x', '1'], NO_WORKER)).toMatchObject({ code: 2 });
 
     // A cycle no worker runs stays RUNNING: it has a before-state but no after-state yet.
     const agent = `travel-running-${process.pid}-${Date.now()}`;
@@ -143,11 +146,11 @@ describe('scratchpad diff, fork and rewind (the real binary)', () => {
       typedSearchAttributes: new TypedSearchAttributes([{ key: agentIdKey, value: agent }]),
     });
     try {
-      expect(await scratchpad(['diff', agent, '1'])).toMatchObject({
+      expect(await scratchpad(['diff', agent, '1'], NO_WORKER)).toMatchObject({
         code: 1,
         stderr: `scratchpad: ${workflowId} has not finished (it is still running): it has no after-state\n`,
       });
-      expect(await scratchpad(['diff', agent, '2'])).toMatchObject({
+      expect(await scratchpad(['diff', agent, '2'], NO_WORKER)).toMatchObject({
         code: 1,
         stderr: `scratchpad: agent "${agent}" has no cycle 2 (its cycles are 1 to 1)\n`,
       });

@@ -148,7 +148,9 @@ export async function deployWhileACycleWaits(place: DeployPlace): Promise<void> 
   const taskQueue = uniqueTaskQueue('deploy');
   const deploymentName = `scratchpad-${randomUUID().slice(0, 8)}`;
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'scratchpad-deploy-'));
-  const cli = (args: string[]): Promise<CliRun> => runCli(args, { home, taskQueue, env: place.cliEnv });
+  // The scenario's workers serve every command: none may run one of its own (and each can run in the test's process).
+  const env = { SCRATCHPAD_IN_PROCESS_WORKER: 'false', ...place.cliEnv };
+  const cli = (args: string[]): Promise<CliRun> => runCli(args, { home, taskQueue, env });
   const one = await buildOne(place, taskQueue, deploymentName, home, [
     { match: ['Iteration 1 of'], tool: 'echo', args: { message: 'asked before the deploy' } },
     // Slow, so the cycle is still running on build one when `status` looks.
