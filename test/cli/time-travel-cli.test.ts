@@ -7,7 +7,7 @@ import type { AgentStatus } from '../../src/core/agent/agent';
 import type { Scratchpad } from '../../src/core/scratchpad/scratchpad';
 import { defaultScratchpad } from '../../src/core/scratchpad/scratchpad';
 import { agentIdKey } from '../../src/common/search-attributes';
-import { type CliRun, runCli } from '../helpers/cli';
+import { type CliRun, runCli, useSharedWorker } from '../helpers/cli';
 import { testServerAddress } from '../helpers/temporal';
 
 let home: string;
@@ -15,14 +15,15 @@ let connection: Connection;
 let client: Client;
 const taskQueue = `time-travel-cli-${process.pid}-${Date.now()}`;
 
-/** For a command that needs no worker: it may not run one (and can run in the test's process). */
-const NO_WORKER = { SCRATCHPAD_IN_PROCESS_WORKER: 'false' };
-
-function scratchpad(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
-  return runCli(args, { home, taskQueue, env, timeoutMs: 120_000 });
+/**
+ * A command served by the file's worker, or by none: it may not run one of its own (and can run in the test's
+ * process). Time travel needs no model; the turns that make the history name theirs (`send --model`).
+ */
+function scratchpad(args: string[]): Promise<CliRun> {
+  return runCli(args, { home, taskQueue, env: { SCRATCHPAD_IN_PROCESS_WORKER: 'false' }, timeoutMs: 120_000 });
 }
 
-/** A scripted model of its own for one command: each command's in-process worker starts its script over. */
+/** A scripted model of its own for one turn, which the file's worker reads afresh. */
 async function script(name: string, lines: object[]): Promise<string> {
   const file = path.join(home, `${name}.jsonl`);
   await fs.writeFile(file, lines.map((line) => JSON.stringify(line)).join('\n'));
@@ -30,7 +31,7 @@ async function script(name: string, lines: object[]): Promise<string> {
 }
 
 async function state(id: string, which?: 'after'): Promise<Scratchpad> {
-  const shown = await scratchpad(['show', id, ...(which ? ['--state', which] : []), '--format', 'json'], NO_WORKER);
+  const shown = await scratchpad(['show', id, ...(which ? ['--state', which] : []), '--format', 'json']);
   expect(shown).toMatchObject({ code: 0 });
   return JSON.parse(shown.stdout) as Scratchpad;
 }
@@ -41,11 +42,13 @@ beforeAll(async () => {
   client = new Client({ connection });
 });
 
+useSharedWorker(() => ({ home, taskQueue }));
+
 afterAll(async () => {
   await connection?.close();
 });
 
-describe('scratchpad diff, fork and rewind (the real binary)', () => {
+describe('scratchpad diff, fork and rewind (the compiled CLI)', () => {
   it('diffs, forks and rewinds an agent with three cycles without a model call', async () => {
     const agent = `travel-cli-${process.pid}-${Date.now()}`;
     const fork = `${agent}-fork`;
@@ -56,13 +59,11 @@ describe('scratchpad diff, fork and rewind (the real binary)', () => {
     ] as const;
     for (const [index, [message, reply, update]] of turns.entries()) {
       const model = await script(`turn-${index + 1}`, [{ text: reply }, { tool: 'update_scratchpad', args: update }]);
-      const sent = await scratchpad(['send', agent, message], { SCRATCHPAD_MODEL: model });
+      const sent = await scratchpad(['send', agent, message, '--model', model]);
       expect(sent).toMatchObject({ code: 0, stdout: `${reply}\n` });
     }
-    // Every command below that may start a worker gets a model with no answers: a model call would fail loudly.
-    const silent = { SCRATCHPAD_MODEL: await script('silent', []) };
 
-    const between = await scratchpad(['diff', agent, '1', '3'], NO_WORKER);
+    const between = await scratchpad(['diff', agent, '1', '3']);
     expect(between.code).toBe(0);
     expect(between.stdout).toBe(
       [
@@ -79,7 +80,7 @@ describe('scratchpad diff, fork and rewind (the real binary)', () => {
         '',
       ].join('\n'),
     );
-    const within = await scratchpad(['diff', agent, `agent/${agent}/cycle/2`, '--json'], NO_WORKER);
+    const within = await scratchpad(['diff', agent, `agent/${agent}/cycle/2`, '--json']);
     expect(within.code).toBe(0);
     expect(JSON.parse(within.stdout)).toMatchObject({
       agentId: agent,
@@ -92,7 +93,7 @@ describe('scratchpad diff, fork and rewind (the real binary)', () => {
     });
 
     // fork needs neither a worker nor a model.
-    const forked = await scratchpad(['fork', agent, '--at', '2', '--as', fork, '--json'], NO_WORKER);
+    const forked = await scratchpad(['fork', agent, '--at', '2', '--as', fork, '--json']);
     expect(forked.code).toBe(0);
     expect(JSON.parse(forked.stdout)).toEqual({
       agentId: fork,
@@ -100,41 +101,41 @@ describe('scratchpad diff, fork and rewind (the real binary)', () => {
       origin: { agent, cycle: 2 },
       taskQueue,
     });
-    const exported = await scratchpad(['export', fork], silent);
+    const exported = await scratchpad(['export', fork]);
     expect(exported.code).toBe(0);
     const document = JSON.parse(exported.stdout) as { origin: unknown; turn: number; scratchpad: Scratchpad };
     expect(document).toMatchObject({ origin: { agent, cycle: 2 }, turn: 0 });
     expect(document.scratchpad).toEqual(await state(`agent/${agent}/cycle/2`, 'after'));
-    const again = await scratchpad(['fork', agent, '--at', '1', '--as', fork], NO_WORKER);
+    const again = await scratchpad(['fork', agent, '--at', '1', '--as', fork]);
     expect(again).toMatchObject({
       code: 1,
       stderr: `scratchpad: agent "${fork}" already exists: fork under a new name\n`,
     });
 
-    const rewound = await scratchpad(['rewind', agent, '--to', '1'], silent);
+    const rewound = await scratchpad(['rewind', agent, '--to', '1']);
     expect(rewound.code).toBe(0);
     expect(rewound.stdout).toMatch(
       new RegExp(`^Rewound agent/${agent} to cycle 1's after-state \\(recorded at \\S+ by \\S+@\\S+\\); later cycles`),
     );
     expect(await state(agent)).toEqual(await state(`agent/${agent}/cycle/1`, 'after'));
-    const status = await scratchpad(['status', agent, '--json'], NO_WORKER);
+    const status = await scratchpad(['status', agent, '--json']);
     const parsed = JSON.parse(status.stdout) as AgentStatus;
     // No cycle ran: the later cycles stay, and the rewind is recorded.
     expect(parsed).toMatchObject({ cycleCount: 3, running: null, rewinds: [{ to: 1 }] });
-    expect((await scratchpad(['diff', agent, '3'], NO_WORKER)).code).toBe(0);
+    expect((await scratchpad(['diff', agent, '3'])).code).toBe(0);
   }, 600_000);
 
   it('refuses in one line: an unknown agent or cycle, a cycle not finished', async () => {
     const nobody = `travel-nobody-${process.pid}-${Date.now()}`;
-    expect(await scratchpad(['diff', nobody, '1'], NO_WORKER)).toMatchObject({
+    expect(await scratchpad(['diff', nobody, '1'])).toMatchObject({
       code: 1,
       stderr: `scratchpad: no agent "${nobody}" (scratchpad agents list shows the agents)\n`,
     });
-    expect(await scratchpad(['fork', nobody, '--at', '1', '--as', `${nobody}-2`], NO_WORKER)).toMatchObject({
+    expect(await scratchpad(['fork', nobody, '--at', '1', '--as', `${nobody}-2`])).toMatchObject({
       code: 1,
       stderr: `scratchpad: no agent "${nobody}" (scratchpad agents list shows the agents)\n`,
     });
-    expect(await scratchpad(['diff', '../x', '1'], NO_WORKER)).toMatchObject({ code: 2 });
+    expect(await scratchpad(['diff', '../x', '1'])).toMatchObject({ code: 2 });
 
     // A cycle no worker runs stays RUNNING: it has a before-state but no after-state yet.
     const agent = `travel-running-${process.pid}-${Date.now()}`;
@@ -146,15 +147,15 @@ describe('scratchpad diff, fork and rewind (the real binary)', () => {
       typedSearchAttributes: new TypedSearchAttributes([{ key: agentIdKey, value: agent }]),
     });
     try {
-      expect(await scratchpad(['diff', agent, '1'], NO_WORKER)).toMatchObject({
+      expect(await scratchpad(['diff', agent, '1'])).toMatchObject({
         code: 1,
         stderr: `scratchpad: ${workflowId} has not finished (it is still running): it has no after-state\n`,
       });
-      expect(await scratchpad(['diff', agent, '2'], NO_WORKER)).toMatchObject({
+      expect(await scratchpad(['diff', agent, '2'])).toMatchObject({
         code: 1,
         stderr: `scratchpad: agent "${agent}" has no cycle 2 (its cycles are 1 to 1)\n`,
       });
-      const rewind = await scratchpad(['rewind', agent, '--to', '1'], { SCRATCHPAD_MODEL: await script('none', []) });
+      const rewind = await scratchpad(['rewind', agent, '--to', '1']);
       expect(rewind).toMatchObject({ code: 1, stderr: expect.stringContaining(`${workflowId} has not finished`) });
     } finally {
       await cycle.terminate().catch(() => undefined);

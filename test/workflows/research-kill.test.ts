@@ -213,8 +213,9 @@ describe('research run across two worker processes', () => {
     expect(survivor.alive).toBe(true);
     expect(workers.find((worker) => worker.pid === kill?.pid)?.alive).toBe(false);
     // The run ends complete: SYNTHESIS cites exactly the VERIFIED entries; every fact is VERIFIED.
-    // What is missing, if anything, shows in the failure message.
-    expect([outcome.outcome, ...outcome.missing]).toEqual(['complete']);
+    // What is missing, if anything, shows in the failure message, with the reason a fact ended unverified.
+    const reasons = ofType(board, 'UNVERIFIED').map(({ body }) => `${body.entity} / ${body.field}: ${body.reason}`);
+    expect([outcome.outcome, ...outcome.missing, ...reasons]).toEqual(['complete']);
     const verified = ofType(board, 'VERIFIED');
     expect(outcome.citations.sort()).toEqual(verified.map((entry) => entry.id).sort());
     expect(ofType(board, 'SYNTHESIS')[0]?.body.citations.sort()).toEqual(outcome.citations);
