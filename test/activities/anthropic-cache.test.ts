@@ -1,5 +1,5 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleOption } from '@temporalio/worker';
 import { OpenAICompatibleProvider } from '../../src/activities/model/openai';
 import type { ProviderRequest } from '../../src/activities/model/provider';
 import { createModelResolver } from '../../src/activities/model/registry';
@@ -221,7 +221,7 @@ describe('cache breakpoints where the rendering puts the stable sections', () =>
 
 describe('the cache lifetime reaches the request', () => {
   let env: TestWorkflowEnvironment;
-  let bundle: WorkflowBundleWithSourceMap;
+  let bundle: WorkflowBundleOption;
   useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
 
   /** Waits for the stub to have received `count` requests, and no more. */

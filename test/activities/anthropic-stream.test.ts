@@ -1,7 +1,7 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleOption } from '@temporalio/worker';
 import { AnthropicProvider } from '../../src/activities/model/anthropic';
 import { createModelResolver } from '../../src/activities/model/registry';
 import { Agents } from '../../src/clients/agents';
@@ -20,7 +20,7 @@ const PIECES = ['Lisbon ', 'is the ', 'capital ', 'of Portugal.'];
 const USAGE = { input_tokens: 210, cache_read_input_tokens: 150, cache_creation_input_tokens: 20 };
 
 let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundleOption;
 useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
 
 interface Messages {

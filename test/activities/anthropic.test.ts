@@ -1,6 +1,6 @@
 import { CancelledFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { type WorkflowBundleOption } from '@temporalio/worker';
 import { AnthropicProvider } from '../../src/activities/model/anthropic';
 import { createModelResolver } from '../../src/activities/model/registry';
 import { ModelError } from '../../src/common/failure-types';
@@ -289,7 +289,7 @@ describe('AnthropicProvider through the callModel activity', () => {
 
 describe('a chat turn on Claude with a tool call', () => {
   let env: TestWorkflowEnvironment;
-  let bundle: WorkflowBundleWithSourceMap;
+  let bundle: WorkflowBundleOption;
   useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
 
   it('sends the call back as a tool_use block and its result as a tool_result with the same id', async () => {

@@ -1,5 +1,5 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { type WorkflowBundleOption } from '@temporalio/worker';
 import { offeredTools } from '../../src/activities/model/offered-tools';
 import { createModelResolver } from '../../src/activities/model/registry';
 import { TOOL_DESCRIPTIONS_BY_NAME, toolInputSchema } from '../../src/activities/model/tool-definitions';
@@ -179,7 +179,7 @@ describe('OpenAI-compatible servers with native tool calling, through the offici
 
 describe('a cycle on an OpenAI-compatible server with native tool calls', () => {
   let env: TestWorkflowEnvironment;
-  let bundle: WorkflowBundleWithSourceMap;
+  let bundle: WorkflowBundleOption;
   useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
 
   it('runs the calls it is given, and Temporal retries a 429 after its retry-after', async () => {

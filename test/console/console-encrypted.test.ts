@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 import { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import type { Browser } from 'playwright-core';
 import { createActivities } from '../../src/activities';
 import { WORKER_LIVENESS_OPTIONS } from '../../src/activities/heartbeat';
@@ -17,7 +17,7 @@ import { uniqueId, uniqueTaskQueue } from '../helpers/temporal';
 import { sandboxOptions, useWorkflowEnvironment, TEST_WORKER_THREAD } from '../helpers/worker';
 
 let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundleOption;
 let browser: Browser;
 const consoles: RunningConsole[] = [];
 

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleOption } from '@temporalio/worker';
 import type { Browser } from 'playwright-core';
 import { Agents } from '../../src/clients/agents';
 import { type RunningConsole, startConsole } from '../../src/console/server';
@@ -11,7 +11,7 @@ import { type ScriptedWorker, scriptedWorker, useWorkflowEnvironment } from '../
 /* The console's chat box: the reply shows as the model writes it, from the turn's stream, with no script. */
 
 let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundleOption;
 let browser: Browser;
 let running: RunningConsole;
 let scripted: ScriptedWorker;

@@ -1,7 +1,7 @@
 import * as http from 'node:http';
 import * as path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleOption } from '@temporalio/worker';
 import type { Browser, Page } from 'playwright-core';
 import { Agents } from '../../src/clients/agents';
 import { Approvals } from '../../src/clients/approvals';
@@ -17,7 +17,7 @@ import { uniqueId, waitFor } from '../helpers/temporal';
 import { type ScriptedWorker, scriptedWorker, useWorkflowEnvironment } from '../helpers/worker';
 
 let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundleOption;
 let browser: Browser;
 let running: RunningConsole;
 let scripted: ScriptedWorker;

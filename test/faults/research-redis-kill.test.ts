@@ -14,7 +14,7 @@ import { researchStatusQuery } from '../../src/common/messages/research';
 import { type DevServer, startDevServer } from '../../src/dev-server/dev-server';
 import { type RedisServerHandle, startRedisServer } from '../helpers/redis-server';
 import { uniqueTaskQueue } from '../helpers/temporal';
-import { bundleWorkflows } from '../helpers/worker';
+import { workflowBundleCode } from '../helpers/workflow-bundle';
 import { WorkerProcess } from './processes';
 
 // The worker process runs the project's worker from dist/ (fault-worker.js): build it first (npm run build).
@@ -74,7 +74,7 @@ beforeAll(async () => {
   client = new Client({ connection });
   web = await serveFixtureWeb(fixturePages(COMPANIES));
   fs.writeFileSync(path.join(directory, 'model.jsonl'), script(web.base));
-  fs.writeFileSync(path.join(directory, 'workflows.js'), (await bundleWorkflows()).code);
+  fs.writeFileSync(path.join(directory, 'workflows.js'), await workflowBundleCode());
   redis = await startRedisServer(BINARY, { directory: redisDirectory, persistent: true });
   const worker = WorkerProcess.start({
     TEMPORAL_ADDRESS: server.address,

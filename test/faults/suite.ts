@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { type DevServer, startDevServer } from '../../src/dev-server/dev-server';
-import { bundleWorkflows } from '../helpers/worker';
+import { workflowBundleCode } from '../helpers/workflow-bundle';
 import { uniqueTaskQueue } from '../helpers/temporal';
 import { SlowServer, WorkerProcess } from './processes';
 import {
@@ -33,7 +33,7 @@ export class FaultSuite {
 
   async start(): Promise<void> {
     this.server = await this.startServer();
-    fs.writeFileSync(this.bundlePath, (await bundleWorkflows()).code);
+    fs.writeFileSync(this.bundlePath, await workflowBundleCode());
     this.slow = await SlowServer.start(TOOL_DELAY_MS);
     const script = faultScript(this.slow.url).map((entry) => JSON.stringify(entry));
     fs.writeFileSync(path.join(this.directory, 'model.jsonl'), `${script.join('\n')}\n`);

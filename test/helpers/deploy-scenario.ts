@@ -3,12 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import {
-  type NativeConnection,
-  Worker,
-  bundleWorkflowCode,
-  type WorkflowBundleWithSourceMap,
-} from '@temporalio/worker';
+import { type NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundleOption } from '@temporalio/worker';
 import { ScriptedProvider, type ScriptEntry } from '../../src/activities/model/scripted';
 import { agentWorkflowId, cycleWorkflowId } from '../../src/common/ids';
 import { approvalsQuery, decideUpdate, wakeSignal } from '../../src/common/messages/agent';
@@ -39,8 +34,8 @@ export interface DeployPlace {
   config(variables: NodeJS.ProcessEnv): Config;
   /** What the CLI needs besides TEMPORAL_ADDRESS to reach the server (TLS). */
   cliEnv?: Record<string, string>;
-  earlier: WorkflowBundleWithSourceMap;
-  later: WorkflowBundleWithSourceMap;
+  earlier: WorkflowBundleOption;
+  later: WorkflowBundleOption;
 }
 
 const quiet = { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined };

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker, WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { Worker, WorkflowBundleOption } from '@temporalio/worker';
 import { MemoryObservationStore } from '../../src/activities/observations/memory-store';
 import { cycleWorkflowId } from '../../src/common/ids';
 import { loadConfig } from '../../src/config';
@@ -41,7 +41,7 @@ export const spec = (server: LlamaServer, protocol = '') => `openai:${MODEL}@${s
 
 export interface LlamaSetup<Name extends string> {
   env: TestWorkflowEnvironment;
-  bundle: WorkflowBundleWithSourceMap;
+  bundle: WorkflowBundleOption;
   /** The command line's home, for tests that run `scratchpad`. */
   home: string;
   servers: Record<Name, LlamaServer>;

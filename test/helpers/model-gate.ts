@@ -1,5 +1,5 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleOption } from '@temporalio/worker';
 import type { ModelProvider } from '../../src/activities/model/provider';
 import { scriptedWorker } from './worker';
 
@@ -27,11 +27,7 @@ export function modelGate() {
  * A scripted worker behind a {@link modelGate} whose cycle takes two iterations (a memory update, then `done`), so
  * directives sent during its first model call are shown at the second.
  */
-export async function gatedCycleWorker(
-  env: TestWorkflowEnvironment,
-  bundle: WorkflowBundleWithSourceMap,
-  name: string,
-) {
+export async function gatedCycleWorker(env: TestWorkflowEnvironment, bundle: WorkflowBundleOption, name: string) {
   const { wrap, calling, release } = modelGate();
   const script = [
     { tool: 'update_scratchpad', args: { trajectory_now: 'Working on the task' } },

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
 import { createModelResolver } from '../../src/activities/model/registry';
 import type { ModelProvider } from '../../src/activities/model/provider';
@@ -21,7 +21,7 @@ import { WORKER_LIVENESS_OPTIONS } from '../../src/activities/heartbeat';
  */
 export async function researchTestWorker(
   env: TestWorkflowEnvironment,
-  bundle: WorkflowBundleWithSourceMap,
+  bundle: WorkflowBundleOption,
   web: FixtureWeb,
   routes: Record<string, ScriptEntry[]>,
   options: {

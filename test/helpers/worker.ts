@@ -5,7 +5,7 @@ import { TypedSearchAttributes } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { agentIdKey } from '../../src/common/search-attributes';
 import type { CycleInput } from '../../src/core/cycle/input';
-import { DefaultLogger, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { DefaultLogger, Runtime, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { globalHandlers } from '@temporalio/worker/lib/workflow/vm-shared';
 import { type ActivityDependencies, createActivities } from '../../src/activities';
 import { createModelResolver } from '../../src/activities/model/registry';
@@ -44,7 +44,7 @@ export const TEST_WORKER_THREAD = { debugMode: true } as const;
 afterAll(() => globalHandlers.uninstall());
 
 /** The workflow code, bundled once per run by global setup; call once per test file. */
-export function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
+export function bundleWorkflows(): Promise<WorkflowBundleOption> {
   return workflowBundle();
 }
 
@@ -83,7 +83,7 @@ export interface ObservationSetup {
 /** A worker on a fresh task queue whose default model replays `script`. */
 export async function scriptedWorker(
   env: TestWorkflowEnvironment,
-  bundle: WorkflowBundleWithSourceMap,
+  bundle: WorkflowBundleOption,
   script: ScriptEntry[],
   name = 'cycle',
   setup: ObservationSetup = {},
@@ -123,7 +123,7 @@ export async function scriptedWorker(
  * `ready` receives both once they exist.
  */
 export function useWorkflowEnvironment(
-  ready: (setup: { env: TestWorkflowEnvironment; bundle: WorkflowBundleWithSourceMap }) => void,
+  ready: (setup: { env: TestWorkflowEnvironment; bundle: WorkflowBundleOption }) => void,
 ): void {
   let env: TestWorkflowEnvironment | undefined;
   beforeAll(async () => {
@@ -138,7 +138,7 @@ export function useWorkflowEnvironment(
 /** A worker on a fresh task queue whose models come from `resolveModel`: for tests of a provider adapter. */
 export async function providerWorker(
   env: TestWorkflowEnvironment,
-  bundle: WorkflowBundleWithSourceMap,
+  bundle: WorkflowBundleOption,
   resolveModel: ActivityDependencies['resolveModel'],
   name: string,
 ): Promise<{ worker: Worker; taskQueue: string }> {

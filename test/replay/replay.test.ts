@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { temporal } from '@temporalio/proto';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { workerSinks } from '../../src/workers/create-worker';
 import { bundleWorkflows } from '../helpers/worker';
 
@@ -51,7 +51,7 @@ function patchIds(events: HistoryEvent[]): string[] {
   });
 }
 
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundleOption;
 beforeAll(async () => {
   bundle = await bundleWorkflows();
 });

@@ -1,5 +1,5 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { Agents } from '../../src/clients/agents';
 import { agentWorkflowId, cycleWorkflowId } from '../../src/common/ids';
 import { approvalsQuery, decideUpdate } from '../../src/common/messages/agent';
@@ -16,7 +16,7 @@ jest.setTimeout(180_000);
 
 let jaeger: Jaeger;
 let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundleOption;
 const service = uniqueId('scratchpad-genai');
 const SECRET = 'PLUM-7731';
 

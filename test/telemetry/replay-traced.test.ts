@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { Resource } from '@opentelemetry/resources';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { workerTelemetry } from '../../src/telemetry';
@@ -19,7 +19,7 @@ const WORKFLOW_IDS: Record<string, string> = {
 
 jest.setTimeout(120_000);
 
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundleOption;
 const ended: string[] = [];
 
 beforeAll(async () => {

@@ -1,7 +1,6 @@
-import * as fs from 'node:fs/promises';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Client } from '@temporalio/client';
-import { Worker, type WorkflowBundleWithSourceMap, bundleWorkflowCode } from '@temporalio/worker';
+import { Worker, type WorkflowBundleOption, bundleWorkflowCode } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
 import { WORKER_LIVENESS_OPTIONS } from '../../src/activities/heartbeat';
 import { createModelResolver } from '../../src/activities/model/registry';
@@ -19,15 +18,14 @@ import { sandboxOptions, TEST_WORKER_THREAD } from '../helpers/worker';
  * The workflow code with telemetry's interceptor modules, as `createWorker` bundles it with telemetry on: from the
  * product's bundle cache, so the files of a run (and later runs of unchanged code) bundle it once.
  */
-export async function tracedBundle(): Promise<WorkflowBundleWithSourceMap> {
+export async function tracedBundle(): Promise<WorkflowBundleOption> {
   const directory = bundleCacheDirectory();
   if (!directory) {
     const options = { ...workflowBundleOptions(), workflowInterceptorModules: telemetryWorkflowModules() };
     return bundleWorkflowCode({ ...options, logger: quietBundlerLogger });
   }
   const { codePath } = await cachedWorkflowBundle(directory, telemetryWorkflowModules());
-  // The source map is inline in the code; the field is deprecated and unread.
-  return { code: await fs.readFile(codePath, 'utf8'), sourceMap: '' };
+  return { codePath };
 }
 
 /** A client whose calls carry their trace into the workflows (this process's telemetry must be started). */
@@ -42,7 +40,7 @@ export function tracedClient(env: TestWorkflowEnvironment): Client {
 /** A worker on `taskQueue` with this process's telemetry, whose model replays `script`. */
 export async function tracedWorker(
   env: TestWorkflowEnvironment,
-  bundle: WorkflowBundleWithSourceMap,
+  bundle: WorkflowBundleOption,
   taskQueue: string,
   script: ScriptEntry[],
   options: { maxCachedWorkflows?: number; approve?: string[] } = {},

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleOption } from '@temporalio/worker';
 import type { Browser, Page } from 'playwright-core';
 import { Agents } from '../../src/clients/agents';
 import { Approvals, type PendingCall } from '../../src/clients/approvals';
@@ -10,7 +10,7 @@ import { testEnvironment, waitFor } from '../helpers/temporal';
 import { bundleWorkflows, scriptedWorker } from '../helpers/worker';
 
 let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundleOption;
 let browser: Browser;
 
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleOption } from '@temporalio/worker';
 import type { Browser, Frame, Page } from 'playwright-core';
 import { updateAgent } from '../../src/clients/agents';
 import { startStaged } from '../../src/clients/staged-runs';
@@ -13,7 +13,7 @@ import { bundleWorkflows, scriptedWorker } from '../helpers/worker';
 jest.setTimeout(180_000);
 
 let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundleOption;
 let browser: Browser;
 
 beforeAll(async () => {

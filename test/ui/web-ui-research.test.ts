@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleOption } from '@temporalio/worker';
 import type { Browser, Page } from 'playwright-core';
 import { type FixtureWeb, fixturePages, serveFixtureWeb } from '../../src/cli/demo/fixture-web';
 import { factRoute, rowQuote, verifyScript } from '../../src/cli/demo/research-scripts';
@@ -15,7 +15,7 @@ import { bundleWorkflows } from '../helpers/worker';
 jest.setTimeout(120_000);
 
 let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundleOption;
 let browser: Browser;
 let web: FixtureWeb;
 

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleOption } from '@temporalio/worker';
 import type { Browser } from 'playwright-core';
 import { updateAgent } from '../../src/clients/agents';
 import { runCycleUpdate } from '../../src/common/messages/agent';
@@ -10,7 +10,7 @@ import { testEnvironment } from '../helpers/temporal';
 import { bundleWorkflows, scriptedWorker } from '../helpers/worker';
 
 let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundleOption;
 let browser: Browser;
 
 beforeAll(async () => {

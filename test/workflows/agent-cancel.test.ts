@@ -1,5 +1,5 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleOption } from '@temporalio/worker';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { ScriptEntry } from '../../src/activities/model/scripted';
 import { Agents } from '../../src/clients/agents';
@@ -10,7 +10,7 @@ import { uniqueId, waitFor } from '../helpers/temporal';
 import { scriptedWorker, useWorkflowEnvironment } from '../helpers/worker';
 
 let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundleOption;
 
 useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
 

@@ -1,5 +1,5 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleOption } from '@temporalio/worker';
 import { signalAgent, updateAgent } from '../../src/clients/agents';
 import type { AgentSettings, AgentStatus, CycleRecord, DirectiveRecord } from '../../src/core/agent/agent';
 import type { CycleResult } from '../../src/core/cycle/input';
@@ -22,7 +22,7 @@ import { scriptedWorker, useWorkflowEnvironment } from '../helpers/worker';
 import { agentWorkflowId } from '../../src/common/ids';
 
 let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundleOption;
 
 useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
 

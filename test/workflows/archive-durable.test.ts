@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
 import { ScriptedProvider, type ScriptEntry } from '../../src/activities/model/scripted';
 import { MemoryObservationStore } from '../../src/activities/observations/memory-store';
@@ -21,7 +21,7 @@ import { sandboxOptions, scriptedWorker, useWorkflowEnvironment, TEST_WORKER_THR
 import { testServerAddress, uniqueId, uniqueTaskQueue, waitFor } from '../helpers/temporal';
 
 let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundleOption;
 useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
 
 // The plugin's default store lives in the data directory: point it at a fresh one, as a user's SCRATCHPAD_HOME.

@@ -1,6 +1,6 @@
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleOption } from '@temporalio/worker';
 import { z } from 'zod';
 import { defineTool } from '../../src/activities/tools/define-tool';
 import { ToolRegistry } from '../../src/activities/tools/registry';
@@ -12,7 +12,7 @@ import type { ScriptEntry } from '../../src/activities/model/scripted';
 import { uniqueId } from '../helpers/temporal';
 
 let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundleOption;
 
 useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
 

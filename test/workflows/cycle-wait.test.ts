@@ -1,6 +1,6 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleOption } from '@temporalio/worker';
 import type { ModelProvider } from '../../src/activities/model/provider';
 import { Agents } from '../../src/clients/agents';
 import { agentWorkflowId, cycleWorkflowId } from '../../src/common/ids';
@@ -8,7 +8,7 @@ import { uniqueId } from '../helpers/temporal';
 import { scriptedWorker, useWorkflowEnvironment } from '../helpers/worker';
 
 let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundleOption;
 
 useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
 

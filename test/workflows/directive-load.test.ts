@@ -1,6 +1,6 @@
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleOption } from '@temporalio/worker';
 import type { AgentStatus } from '../../src/core/agent/agent';
 import { DIRECTIVES_BUDGET_BYTES, MAX_CYCLE_DIRECTIVES, MAX_DIRECTIVE_CHARS } from '../../src/core/cycle/input';
 import type { CycleResult } from '../../src/core/cycle/input';
@@ -11,7 +11,7 @@ import { scriptedWorker, useWorkflowEnvironment } from '../helpers/worker';
 import { testServerAddress } from '../helpers/temporal';
 
 let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundleOption;
 
 useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
 

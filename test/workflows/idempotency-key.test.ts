@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
 import { createModelResolver } from '../../src/activities/model/registry';
 import { ScriptedProvider, type ScriptEntry } from '../../src/activities/model/scripted';
@@ -30,7 +30,7 @@ import { WORKER_LIVENESS_OPTIONS } from '../../src/activities/heartbeat';
  */
 
 let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundleOption;
 useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
 
 let temporary: string;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { AgentError, CycleError, ResearchError, ScheduleError, StagedError } from '../../src/common/failure-types';
 import { agentWorkflowId, researchWorkerId, researchWorkflowId } from '../../src/common/ids';
 import { statusQuery as agentStatusQuery } from '../../src/common/messages/agent';
@@ -15,7 +15,7 @@ import { WORKER_LIVENESS_OPTIONS } from '../../src/activities/heartbeat';
 const EventType = temporal.api.enums.v1.EventType;
 
 let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundleOption;
 
 useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
 

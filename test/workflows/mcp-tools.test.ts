@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleOption } from '@temporalio/worker';
 import type { ModelProvider, ProviderRequest } from '../../src/activities/model/provider';
 import type { ScriptEntry, ScriptedProvider } from '../../src/activities/model/scripted';
 import { parseMcpConfig } from '../../src/activities/tools/mcp/config';
@@ -19,7 +19,7 @@ import { scriptedWorker, useWorkflowEnvironment } from '../helpers/worker';
 import { uniqueId } from '../helpers/temporal';
 
 let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundleOption;
 useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
 
 const CANARY = `canary-${process.pid}-${Date.now()}`;

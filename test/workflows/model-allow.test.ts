@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker, WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { Worker, WorkflowBundleOption } from '@temporalio/worker';
 import { ScriptedProvider } from '../../src/activities/model/scripted';
 import { MemoryObservationStore } from '../../src/activities/observations/memory-store';
 import { agentIdKey } from '../../src/common/search-attributes';
@@ -17,7 +17,7 @@ import { uniqueId, uniqueTaskQueue } from '../helpers/temporal';
 import { TEST_WORKER_THREAD, useWorkflowEnvironment } from '../helpers/worker';
 
 let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundleOption;
 useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
 
 let foreign: CountingServer;

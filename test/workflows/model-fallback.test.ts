@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
 import { createModelResolver } from '../../src/activities/model/registry';
 import { ScriptedProvider, type ScriptEntry } from '../../src/activities/model/scripted';
@@ -21,7 +21,7 @@ import { sandboxOptions, startAgentCycle, useWorkflowEnvironment, TEST_WORKER_TH
 import { WORKER_LIVENESS_OPTIONS } from '../../src/activities/heartbeat';
 
 let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundleOption;
 useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
 
 const NOT_FOUND: ScriptEntry = {

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
 import type { ModelProvider, ProviderRequest } from '../../src/activities/model/provider';
 import { createModelResolver } from '../../src/activities/model/registry';
@@ -38,7 +38,7 @@ class ReactiveModel implements ModelProvider {
 }
 
 let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundleOption;
 let directory: string;
 let store: SqliteObservationStore;
 let clockOffset = 0;

@@ -1,7 +1,7 @@
 import { TypedSearchAttributes } from '@temporalio/common';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleOption } from '@temporalio/worker';
 import { cycleApprovalsQuery } from '../../src/common/messages/cycle';
 import { agentIdKey, cycleOutcomeKey } from '../../src/common/search-attributes';
 import type { CycleInput } from '../../src/core/cycle/input';
@@ -12,7 +12,7 @@ import { waitFor } from '../helpers/temporal';
 jest.setTimeout(120_000);
 
 let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundleOption;
 useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
 
 /** Starts a cycle directly, as a test of the kernel; the agent workflow starts them the same way as children. */

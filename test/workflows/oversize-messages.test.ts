@@ -8,7 +8,7 @@ import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleOption } from '@temporalio/worker';
 import { Agents } from '../../src/clients/agents';
 import { isPayloadLimitRefusal } from '../../src/clients/payload-limit';
 import { reportError } from '../../src/cli/main';
@@ -26,7 +26,7 @@ const EventType = temporal.api.enums.v1.EventType;
 const MB = 1024 * 1024;
 
 let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundleOption;
 
 useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
 

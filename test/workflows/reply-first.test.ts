@@ -1,6 +1,6 @@
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleOption } from '@temporalio/worker';
 import type { ModelProvider } from '../../src/activities/model/provider';
 import type { ScriptEntry } from '../../src/activities/model/scripted';
 import { updateAgent } from '../../src/clients/agents';
@@ -14,7 +14,7 @@ import { uniqueId, waitFor } from '../helpers/temporal';
 import { scriptedWorker, useWorkflowEnvironment } from '../helpers/worker';
 
 let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundleOption;
 
 useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
 

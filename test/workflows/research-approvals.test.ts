@@ -1,6 +1,6 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
 import { createModelResolver } from '../../src/activities/model/registry';
 import { RoutedScriptedProvider } from '../../src/activities/model/routed';
@@ -22,7 +22,7 @@ import { WORKER_LIVENESS_OPTIONS } from '../../src/activities/heartbeat';
 jest.setTimeout(180_000);
 
 let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundleOption;
 let web: FixtureWeb;
 
 beforeAll(async () => {

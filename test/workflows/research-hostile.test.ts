@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { ZERO_USAGE } from '../../src/core/cycle/model';
 import { PAYLOAD_BUDGET_BYTES } from '../../src/core/payload';
 import { DIRECTIVE_LIMITS } from '../../src/core/research/limits';
@@ -34,7 +34,7 @@ const EMPTY_HANDOVER = {
 };
 
 let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundleOption;
 
 useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
 

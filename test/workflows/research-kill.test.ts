@@ -15,7 +15,7 @@ import { ARTIFACTS } from '../helpers/chromium';
 import { type RedisServerHandle, startRedisServer } from '../helpers/redis-server';
 import { socketOwner } from '../helpers/socket-owner';
 import { testEnvironment, testServerAddress, uniqueTaskQueue } from '../helpers/temporal';
-import { bundleWorkflows } from '../helpers/worker';
+import { workflowBundleCode } from '../helpers/workflow-bundle';
 
 // The worker processes run the project's worker from dist/ (test/faults/fault-worker.js): `npm run build` first, as
 // `npm test` does.
@@ -143,7 +143,7 @@ beforeAll(async () => {
   const { port } = server.address() as AddressInfo;
   base = `http://127.0.0.1:${port}`;
   fs.writeFileSync(path.join(directory, 'model.jsonl'), script(base));
-  fs.writeFileSync(path.join(directory, 'workflows.js'), (await bundleWorkflows()).code);
+  fs.writeFileSync(path.join(directory, 'workflows.js'), await workflowBundleCode());
 });
 
 afterAll(async () => {

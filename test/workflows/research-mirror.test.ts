@@ -1,5 +1,5 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleOption } from '@temporalio/worker';
 import Redis from 'ioredis';
 import { mirrorEntries, mirrorKey } from '../../src/activities/research/mirror';
 import { type FixtureWeb, fixturePages, serveFixtureWeb } from '../../src/cli/demo/fixture-web';
@@ -22,7 +22,7 @@ import { researchTestWorker } from '../helpers/research';
 jest.setTimeout(120_000);
 
 let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundleOption;
 let web: FixtureWeb;
 let redisServer: RedisServerHandle;
 let redis: Redis;

@@ -1,6 +1,6 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleOption } from '@temporalio/worker';
 import { RoutedScriptedProvider } from '../../src/activities/model/routed';
 import type { ScriptEntry } from '../../src/activities/model/scripted';
 import { type FixtureWeb, fixturePages, serveFixtureWeb } from '../../src/cli/demo/fixture-web';
@@ -19,7 +19,7 @@ const COMPANIES = DEMO_COMPANIES;
 const SUPERVISOR = 'scripted:supervisor';
 
 let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundleOption;
 let web: FixtureWeb;
 
 useWorkflowEnvironment((setup) => ({ env, bundle } = setup));

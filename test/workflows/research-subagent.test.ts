@@ -1,6 +1,6 @@
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleOption } from '@temporalio/worker';
 import type { ScriptEntry } from '../../src/activities/model/scripted';
 import { type FixtureWeb, fixturePages, serveFixtureWeb } from '../../src/cli/demo/fixture-web';
 import { factRoute } from '../../src/cli/demo/research-scripts';
@@ -19,7 +19,7 @@ import { researchTestWorker } from '../helpers/research';
 jest.setTimeout(120_000);
 
 let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundleOption;
 let web: FixtureWeb;
 
 useWorkflowEnvironment((setup) => ({ env, bundle } = setup));

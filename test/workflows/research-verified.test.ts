@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Client } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleOption } from '@temporalio/worker';
 import { RoutedScriptedProvider } from '../../src/activities/model/routed';
 import type { ScriptEntry } from '../../src/activities/model/scripted';
 import { type FixtureWeb, fixturePages, serveFixtureWeb } from '../../src/cli/demo/fixture-web';
@@ -33,7 +33,7 @@ const COMPANIES = {
 };
 
 let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundleOption;
 let web: FixtureWeb;
 
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { MockActivityEnvironment, type TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleOption } from '@temporalio/worker';
 import { type BoardWriteOutcome, createResearchActivities } from '../../src/activities/research/board';
 import type { ScriptEntry } from '../../src/activities/model/scripted';
 import { type FixtureWeb, fixturePages, serveFixtureWeb } from '../../src/cli/demo/fixture-web';
@@ -29,7 +29,7 @@ const COMPANIES = {
 };
 
 let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundleOption;
 let web: FixtureWeb;
 
 beforeAll(async () => {

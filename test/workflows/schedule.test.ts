@@ -1,6 +1,6 @@
 import { ScheduleNotFoundError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleOption } from '@temporalio/worker';
 import { updateAgent } from '../../src/clients/agents';
 import type { CycleRecord } from '../../src/core/agent/agent';
 import { CliError, EXIT } from '../../src/cli/errors';
@@ -12,7 +12,7 @@ import { bundleWorkflows, scriptedWorker } from '../helpers/worker';
 import { agentWorkflowId } from '../../src/common/ids';
 
 let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundleOption;
 const createdSchedules: string[] = [];
 
 beforeAll(async () => {

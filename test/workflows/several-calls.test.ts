@@ -2,7 +2,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleOption } from '@temporalio/worker';
 import { traceQuery } from '../../src/common/messages/cycle';
 import { agentIdKey } from '../../src/common/search-attributes';
 import type { CycleResult } from '../../src/core/cycle/input';
@@ -11,7 +11,7 @@ import { scriptedWorker, useWorkflowEnvironment } from '../helpers/worker';
 import { uniqueId } from '../helpers/temporal';
 
 let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundleOption;
 
 useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
 

@@ -1,5 +1,5 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleOption } from '@temporalio/worker';
 import type { ScriptEntry } from '../../src/activities/model/scripted';
 import { latestRunNotes, startStaged } from '../../src/clients/staged-runs';
 import { updateAgent } from '../../src/clients/agents';
@@ -13,7 +13,7 @@ import { type ScriptedWorker, scriptedWorker, useWorkflowEnvironment } from '../
 import { uniqueId, waitFor } from '../helpers/temporal';
 
 let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundleOption;
 
 useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
 

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleOption } from '@temporalio/worker';
 import type { ScriptEntry, ScriptedProvider } from '../../src/activities/model/scripted';
 import type { ModelProvider } from '../../src/activities/model/provider';
 import { previousScratchpad, startStaged } from '../../src/clients/staged-runs';
@@ -14,7 +14,7 @@ import { type ScriptedWorker, scriptedWorker, useWorkflowEnvironment } from '../
 import { uniqueId, waitFor } from '../helpers/temporal';
 
 let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundleOption;
 
 useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
 

@@ -1,6 +1,6 @@
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleOption } from '@temporalio/worker';
 import { beforeQuery } from '../../src/common/messages/cycle';
 import { subagentCycleId } from '../../src/common/ids';
 import { agentIdKey } from '../../src/common/search-attributes';
@@ -10,7 +10,7 @@ import { scriptedWorker, useWorkflowEnvironment } from '../helpers/worker';
 import { uniqueId } from '../helpers/temporal';
 
 let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundleOption;
 
 useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
 

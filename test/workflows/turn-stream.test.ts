@@ -1,7 +1,7 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { ToolRegistry } from '../../src/activities/tools/registry';
 import { workerSinks } from '../../src/workers/create-worker';
 import type { ScriptEntry } from '../../src/activities/model/scripted';
@@ -14,7 +14,7 @@ import { uniqueId, uniqueTaskQueue } from '../helpers/temporal';
 import { scriptedWorker, useWorkflowEnvironment } from '../helpers/worker';
 
 let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: WorkflowBundleOption;
 
 useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
 
