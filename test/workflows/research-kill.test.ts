@@ -197,8 +197,9 @@ describe('research run across two worker processes', () => {
           fields: ['revenue', 'employees'],
           maxWorkers: 4,
           maxAttemptsPerFact: 1,
-          // Room for the probe search to land on the fetching process: each try is one of two processes.
-          maxWorkerTurns: 40,
+          // Room for the probe search to land on the fetching process (the most a run allows): each try is one of two
+          // processes, and under load one can take many in a row.
+          maxWorkerTurns: 50,
         },
       ],
     });
@@ -207,7 +208,9 @@ describe('research run across two worker processes', () => {
     const board = await handle.query(boardQuery);
     const status = await handle.query(researchStatusQuery);
 
-    expect(kill).toBeDefined();
+    // Without a kill, what the fixture saw says why: who fetched the evidence page and where the probe searches ran.
+    const pids = workers.map((worker) => worker.pid);
+    expect({ kill, fetcher, pids, requests: kill ? [] : requests }).toMatchObject({ kill: expect.anything() });
     const killedAt = kill?.at ?? 0;
     const survivor = workers.find((worker) => worker.pid !== kill?.pid) as WorkerProcess;
     expect(survivor.alive).toBe(true);
