@@ -39,6 +39,8 @@ const hook = createHook({
 });
 
 type Main = (argv: string[]) => Promise<number>;
+/** On each standard stream: where the running call's output goes, if a call of the current test file runs. */
+const CAPTURE = Symbol.for('durable-scratchpad.test.cli-capture');
 let loaded: Main | undefined;
 
 /** The call's own environment and output, as process.env and the standard streams, while it runs. */
@@ -63,22 +65,26 @@ function install(): Main {
     },
   });
   for (const name of ['stdout', 'stderr'] as const) {
-    const stream = process[name];
-    const write = stream.write.bind(stream) as (...args: unknown[]) => boolean;
-    stream.write = ((chunk: unknown, ...rest: unknown[]) => {
-      const call = calls.getStore();
-      if (!call) return write(chunk, ...rest);
-      call[name].push(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString());
-      const done = rest.find((argument) => typeof argument === 'function') as (() => void) | undefined;
-      if (done) process.nextTick(done);
-      return true;
-    }) as typeof stream.write;
-    // A spawned command's streams are pipes: no terminal, whatever runs the tests.
-    const tty = Object.getOwnPropertyDescriptor(stream, 'isTTY');
-    Object.defineProperty(stream, 'isTTY', {
-      configurable: true,
-      get: () => (calls.getStore() ? undefined : (tty?.get?.call(stream) ?? tty?.value)),
-    });
+    // The streams outlive the test file (a jest worker runs many): wrapped once, they ask the current file's calls.
+    const stream = process[name] as NodeJS.WriteStream & { [CAPTURE]?: () => string[] | undefined };
+    if (!stream[CAPTURE]) {
+      const write = stream.write.bind(stream) as (...args: unknown[]) => boolean;
+      stream.write = ((chunk: unknown, ...rest: unknown[]) => {
+        const chunks = stream[CAPTURE]?.();
+        if (!chunks) return write(chunk, ...rest);
+        chunks.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString());
+        const done = rest.find((argument) => typeof argument === 'function') as (() => void) | undefined;
+        if (done) process.nextTick(done);
+        return true;
+      }) as typeof stream.write;
+      // A spawned command's streams are pipes: no terminal, whatever runs the tests.
+      const tty = Object.getOwnPropertyDescriptor(stream, 'isTTY');
+      Object.defineProperty(stream, 'isTTY', {
+        configurable: true,
+        get: () => (stream[CAPTURE]?.() ? undefined : (tty?.get?.call(stream) ?? tty?.value)),
+      });
+    }
+    stream[CAPTURE] = () => calls.getStore()?.[name];
   }
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- the compiled CLI, as bin/scratchpad.js loads it
   loaded = (require(path.resolve(__dirname, '..', '..', 'dist', 'src', 'cli', 'main.js')) as { main: Main }).main;
