@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import * as path from 'node:path';
 import { buildProgram } from '../../src/cli/main';
 import { EnvSchema } from '../../src/config';
 
@@ -33,5 +35,16 @@ describe('scratchpad --help', () => {
     for (const command of ['demo', 'worker', 'cycle', 'show', 'timeline', 'send', 'configure', 'import', 'schedule']) {
       expect(help).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
     }
+  });
+});
+
+describe('scratchpad --help into a reader that stops early', () => {
+  it('ends without an error when the reader has closed the pipe', async () => {
+    // `true` exits without reading, long before node has started: every write then finds the pipe closed.
+    const command = `"${process.execPath}" "${path.resolve(__dirname, '..', '..', 'bin', 'scratchpad.js')}" --help | true`;
+    const stderr = await new Promise<string>((resolve) =>
+      execFile('sh', ['-c', command], (_error, _stdout, text) => resolve(text)),
+    );
+    expect(stderr).toBe('');
   });
 });
