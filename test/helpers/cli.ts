@@ -47,12 +47,10 @@ const PROCESS_COMMANDS = new Set('worker dev up down server console codec-server
  * it may not run a worker of its own (SCRATCHPAD_IN_PROCESS_WORKER=false), reads no input, starts no telemetry (once
  * per process) and is not one of {@link PROCESS_COMMANDS}.
  */
-function runsInProcess(args: string[], options: CliPlace & { input?: string; spawn?: boolean }): boolean {
-  const env = cliEnvironment(options);
+function runsInProcess(args: string[], env: Record<string, string>, input: string | undefined): boolean {
   const command = args.find((word, index) => !word.startsWith('-') && args[index - 1] !== '--config');
   return (
-    options.spawn !== true &&
-    options.input === undefined &&
+    input === undefined &&
     env.SCRATCHPAD_IN_PROCESS_WORKER === 'false' &&
     !Object.keys(env).some((name) => name.startsWith('OTEL_')) &&
     !PROCESS_COMMANDS.has(command ?? '')
@@ -62,20 +60,15 @@ function runsInProcess(args: string[], options: CliPlace & { input?: string; spa
 /**
  * Runs the command against the test dev server, with `home` as its home and only the environment given here: nothing
  * of the test process's configuration leaks in. A command that can only act as a client runs in the test's process
- * (see {@link runsInProcess}); any other, or any with `spawn`, runs as a user's shell would run it.
+ * (see {@link runsInProcess}); any other runs as a user's shell would run it.
  */
-export function runCli(
-  args: string[],
-  options: CliPlace & { input?: string; timeoutMs?: number; spawn?: boolean },
-): Promise<CliRun> {
-  if (runsInProcess(args, options)) return runInProcess(args, cliEnvironment(options), options.timeoutMs ?? 90_000);
+export function runCli(args: string[], options: CliPlace & { input?: string; timeoutMs?: number }): Promise<CliRun> {
+  const env = cliEnvironment(options);
+  const timeout = options.timeoutMs ?? 90_000;
+  if (runsInProcess(args, env, options.input)) return runInProcess(args, env, timeout);
   return new Promise((resolve) => {
-    const child = execFile(
-      process.execPath,
-      [BIN, ...args],
-      { env: cliEnvironment(options), timeout: options.timeoutMs ?? 90_000 },
-      (error, stdout, stderr) =>
-        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    const child = execFile(process.execPath, [BIN, ...args], { env, timeout }, (error, stdout, stderr) =>
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
     );
     if (options.input !== undefined) child.stdin?.end(options.input);
   });
