@@ -24,4 +24,6 @@ module.exports = {
   testTimeout: 60_000,
   // Two cores, three workers: most of a test's time is spent waiting on the server, on timers and on child processes.
   maxWorkers: 3,
+  // The Temporal SDK loads once per jest worker rather than once per test file (see the file).
+  runtime: '<rootDir>/test/shared-modules-runtime.js',
 };

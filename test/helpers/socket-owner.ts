@@ -33,3 +33,12 @@ export function socketOwner(remotePort: number, pids: readonly number[]): number
     }
   });
 }
+
+/**
+ * Whether no process holds the client end of that connection any more: it is gone from /proc/net/tcp, or listed with
+ * no inode (orphaned, as when its process died after sending). A process waiting on the connection's answer holds it.
+ */
+export function clientEndReleased(remotePort: number): boolean {
+  const inode = socketInode(remotePort);
+  return inode === undefined || inode === '0';
+}

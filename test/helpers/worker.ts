@@ -23,7 +23,8 @@ import { WORKER_LIVENESS_OPTIONS } from '../../src/activities/heartbeat';
 try {
   Runtime.install({ logger: new DefaultLogger('WARN') });
 } catch {
-  // Already installed by another helper in this test file.
+  // Already installed: by another helper in this file, or by an earlier file on this jest worker, which loads the
+  // SDK once for all its files (test/shared-modules-runtime.js).
 }
 
 /**
@@ -38,8 +39,8 @@ export const TEST_WORKER_THREAD = { debugMode: true } as const;
 
 /*
  * On this thread the SDK's stack-trace support (a promise hook run for every promise of the process, capturing a stack
- * for each workflow promise) is installed by the first such worker and never removed, once per copy of the SDK. Jest
- * loads the SDK afresh for each test file, so a jest worker's tenth file would run ten hooks: removed after the file.
+ * for each workflow promise) is installed by the first such worker and stays: removed after the file, so that the
+ * files a jest worker runs next, most of which run no workflow, do not pay for it on every promise.
  */
 afterAll(() => globalHandlers.uninstall());
 

@@ -13,7 +13,7 @@ import { boardQuery, researchStatusQuery } from '../../src/common/messages/resea
 import { WorkerProcess } from '../faults/processes';
 import { ARTIFACTS } from '../helpers/chromium';
 import { type RedisServerHandle, startRedisServer } from '../helpers/redis-server';
-import { socketOwner } from '../helpers/socket-owner';
+import { clientEndReleased, socketOwner } from '../helpers/socket-owner';
 import { testEnvironment, testServerAddress, uniqueTaskQueue } from '../helpers/temporal';
 import { workflowBundleCode } from '../helpers/workflow-bundle';
 
@@ -85,17 +85,31 @@ let fetcher: number | undefined;
 /** When the SIGKILL was sent and when the process was gone: requests in between may still be its own. */
 let kill: { pid: number; at: number; goneAt?: number } | undefined;
 
+/** The worker process holding the client end of a connection, by its client port. */
+function holderOf(remotePort: number): number | undefined {
+  return socketOwner(
+    remotePort,
+    workers.map((worker) => worker.pid),
+  );
+}
+
+/**
+ * After the kill, a client end no process holds is the killed process's: it sent and then died, and the server
+ * accepted or read only after (under load). A live worker holds its end until the answer comes.
+ */
+function killedSender(remotePort: number): number | undefined {
+  return kill && clientEndReleased(remotePort) ? kill.pid : undefined;
+}
+
 /** The fixture web, which also names the worker process behind each request and kills at the probe. */
 async function handle(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
   const pages: Record<string, string> = fixturePages(COMPANIES);
   pages[EVIDENCE_PAGE] = pages['/acme'] as string;
   const url = new URL(request.url ?? '/', 'http://fixture');
   const query = url.searchParams.get('q') ?? '';
-  const sender = socketOwner(
-    request.socket.remotePort ?? 0,
-    workers.map((worker) => worker.pid),
-  );
-  const pid = sender ?? connectionOwners.get(request.socket);
+  const port = request.socket.remotePort ?? 0;
+  const sender = holderOf(port);
+  const pid = sender ?? connectionOwners.get(request.socket) ?? killedSender(port);
   requests.push({
     path: url.pathname === '/search' ? `/search?q=${query}` : url.pathname,
     pid,
@@ -130,15 +144,10 @@ beforeAll(async () => {
   env = await testEnvironment();
   redis = await startRedisServer();
   server = http.createServer((request, response) => void handle(request, response));
-  server.on('connection', (socket) =>
-    connectionOwners.set(
-      socket,
-      socketOwner(
-        socket.remotePort ?? 0,
-        workers.map((worker) => worker.pid),
-      ),
-    ),
-  );
+  server.on('connection', (socket) => {
+    const port = socket.remotePort ?? 0;
+    connectionOwners.set(socket, holderOf(port) ?? killedSender(port));
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   base = `http://127.0.0.1:${port}`;
