@@ -12,12 +12,39 @@ const Runtime = require('jest-runtime').default;
  * compare as they compare the file's own. Left per file: the OpenTelemetry packages, which keep the tracer provider on
  * the global object of their realm, and the model and MCP SDKs, whose mocks and errors the tests build.
  */
-const SHARED = /^(@temporalio\/(?!interceptors-opentelemetry)|(zod|yaml|ajv|ioredis|playwright-core|better-sqlite3|re2-wasm)(\/|$))/;
+const SHARED =
+  /^(@temporalio\/(?!interceptors-opentelemetry)|(zod|yaml|ajv|ioredis|playwright-core|better-sqlite3|re2-wasm)(\/|$))/;
+
+/**
+ * Loaded once, the SDK keeps one stack-trace handler for the process, as in a worker's own thread, and it now maps each
+ * workflow promise's stack through the bundle's source map (per file, in Jest's realm, it never ran). The SDK parses the
+ * source map again for every worker it creates (a 4 MB map: about 50 ms, more on a busy machine); test workers all run
+ * the same bundle, so each distinct map is parsed once per jest worker and its parse handed to later workers.
+ */
+function parseSourceMapsOnce(load) {
+  const { globalHandlers } = load('@temporalio/worker/lib/workflow/vm-shared');
+  if (globalHandlers.parsedOnce) return;
+  const parsed = new Map();
+  const add = globalHandlers.addWorkflowBundle.bind(globalHandlers);
+  globalHandlers.addWorkflowBundle = async (bundle) => {
+    const known = parsed.get(bundle.filename);
+    if (known?.mappings === bundle.sourceMap.mappings) {
+      globalHandlers.bundleFilenameToSourceMapConsumer.set(bundle.filename, known.consumer);
+      return;
+    }
+    await add(bundle);
+    const consumer = globalHandlers.bundleFilenameToSourceMapConsumer.get(bundle.filename);
+    parsed.set(bundle.filename, { mappings: bundle.sourceMap.mappings, consumer });
+  };
+  globalHandlers.parsedOnce = true;
+}
 
 class SharedModulesRuntime extends Runtime {
   requireModule(from, moduleName, options, isRequireActual) {
     if (moduleName && SHARED.test(moduleName) && !options?.isInternalModule) {
-      return createRequire(path.resolve(from))(moduleName);
+      const load = createRequire(path.resolve(from));
+      if (moduleName.startsWith('@temporalio/worker')) parseSourceMapsOnce(load);
+      return load(moduleName);
     }
     return super.requireModule(from, moduleName, options, isRequireActual);
   }
