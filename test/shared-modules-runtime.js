@@ -9,8 +9,8 @@ const Runtime = require('jest-runtime').default;
  * Node loads them for a user; test files and the project's code still load in the file's context. These packages keep
  * no state a test changes and are written for crossing realms (the SDK's workflow sandbox is one), telling errors and
  * arrays by shape rather than `instanceof`; values they make belong to Node's realm, which `toEqual` and `toMatchObject`
- * compare as they compare the file's own. Left per file: the OpenTelemetry packages, which keep the tracer provider on
- * the global object of their realm, and the model and MCP SDKs, whose mocks and errors the tests build.
+ * compare as they compare the file's own. Left per file: the OpenTelemetry packages, which keep their tracer provider
+ * on the global object of their realm, and every package not named here.
  */
 const SHARED =
   /^(@temporalio\/(?!interceptors-opentelemetry)|(zod|yaml|ajv|ioredis|playwright-core|better-sqlite3|re2-wasm)(\/|$))/;
