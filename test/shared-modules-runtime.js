@@ -21,9 +21,11 @@ const SHARED =
  * source map again for every worker it creates (a 4 MB map: about 50 ms, more on a busy machine); test workers all run
  * the same bundle, so each distinct map is parsed once per jest worker and its parse handed to later workers.
  */
+let sourceMapsShared = false;
 function parseSourceMapsOnce(load) {
+  if (sourceMapsShared) return;
+  sourceMapsShared = true;
   const { globalHandlers } = load('@temporalio/worker/lib/workflow/vm-shared');
-  if (globalHandlers.parsedOnce) return;
   const parsed = new Map();
   const add = globalHandlers.addWorkflowBundle.bind(globalHandlers);
   globalHandlers.addWorkflowBundle = async (bundle) => {
@@ -36,7 +38,6 @@ function parseSourceMapsOnce(load) {
     const consumer = globalHandlers.bundleFilenameToSourceMapConsumer.get(bundle.filename);
     parsed.set(bundle.filename, { mappings: bundle.sourceMap.mappings, consumer });
   };
-  globalHandlers.parsedOnce = true;
 }
 
 class SharedModulesRuntime extends Runtime {
