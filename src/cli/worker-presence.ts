@@ -1,5 +1,6 @@
 import * as os from 'node:os';
 import type { Client } from '@temporalio/client';
+import type { Worker } from '@temporalio/worker';
 import { optionalTsToMs } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
 import { isProcessAlive } from '../dev-server/process-control';
@@ -42,4 +43,41 @@ export function isPollerAlive(poller: Poller, now = Date.now()): boolean {
 /** The pollers of `taskQueue` that may still poll. */
 export async function livePollers(client: Client, taskQueue: string): Promise<Poller[]> {
   return (await taskQueuePollers(client, taskQueue)).filter((poller) => isPollerAlive(poller));
+}
+
+/**
+ * Resolves once the server lists `identity` among the pollers of `taskQueue` (true), or after `timeoutMs` (false). A
+ * worker's first poll reaches the server a moment after `run()` starts, and until then a command finds none.
+ */
+export async function untilListed(
+  client: Client,
+  taskQueue: string,
+  identity: string,
+  timeoutMs: number,
+): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const pollers = await taskQueuePollers(client, taskQueue).catch(() => []);
+    if (pollers.some((poller) => poller.identity === identity)) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/**
+ * Runs `worker` and resolves once the server lists it polling `taskQueue` (or after 10 s), so that a command started
+ * after its "Worker polling" line finds it; `stopped` when the worker ended first, its run then settled.
+ */
+export async function startPolling(
+  worker: Worker,
+  client: Client,
+  taskQueue: string,
+): Promise<{ running: Promise<void>; stopped: boolean }> {
+  const running = worker.run();
+  const ended = running.then(
+    () => true,
+    () => true,
+  );
+  const listed = untilListed(client, taskQueue, worker.options.identity, 10_000).then(() => false);
+  return { running, stopped: await Promise.race([listed, ended]) };
 }

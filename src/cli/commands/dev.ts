@@ -8,6 +8,7 @@ import { defineCommand } from '../command';
 import { CliError, EXIT } from '../errors';
 import * as runtime from '../runtime';
 import { withToolOptions, workerOptions } from '../worker-options';
+import { startPolling } from '../worker-presence';
 
 function portOf(address: string): number {
   return Number(address.slice(address.lastIndexOf(':') + 1));
@@ -53,12 +54,21 @@ export default defineCommand(
     const server = await foregroundServer(config);
     try {
       const worker = await runtime.startWorker({ config, modelSpec: spec, toolRegistry });
+      const { running, stopped } = await startPolling(
+        worker,
+        await runtime.client(config),
+        config.SCRATCHPAD_TASK_QUEUE,
+      );
+      if (stopped) {
+        await running;
+        return EXIT.ok;
+      }
       process.stderr.write(
         `${server?.uiUrl ? `Web UI: ${server.uiUrl}\n` : ''}` +
           `Worker polling "${config.SCRATCHPAD_TASK_QUEUE}" with model ${spec}; Ctrl-C to stop.\n`,
       );
       await runtime.reportTools(toolRegistry, config);
-      await worker.run();
+      await running;
     } finally {
       await server?.stop();
     }

@@ -6,6 +6,7 @@ import { defineCommand } from '../command';
 import { reportCurrentBuild, withDeployment } from '../deployments';
 import { EXIT } from '../errors';
 import * as runtime from '../runtime';
+import { startPolling } from '../worker-presence';
 import { withToolOptions, workerOptions } from '../worker-options';
 
 /**
@@ -34,20 +35,24 @@ export default defineCommand(
     const toolRegistry = await runtime.loadTools(config);
     const worker = await runtime.startWorker({ config, modelSpec: spec, toolRegistry });
     const build = workerBuild(config);
+    const client = await runtime.client(config);
+    const { running, stopped } = await startPolling(worker, client, config.SCRATCHPAD_TASK_QUEUE);
+    if (stopped) {
+      await running;
+      return EXIT.ok;
+    }
     process.stderr.write(
       `Worker polling "${config.SCRATCHPAD_TASK_QUEUE}" at ${config.TEMPORAL_ADDRESS} with ${describeModel(config, spec)}` +
         `${build ? `, as build ${buildName(build)}` : ''}; Ctrl-C to stop.\n`,
     );
-    if (build) void reportCurrentBuild(await runtime.client(config), config.SCRATCHPAD_TASK_QUEUE, build);
+    if (build) void reportCurrentBuild(client, config.SCRATCHPAD_TASK_QUEUE, build);
     await runtime.reportTools(toolRegistry, config);
     // With a board mirror, directives published on Redis reach research runs through this worker's process.
     const bridge = config.SCRATCHPAD_BOARD
-      ? await startDirectiveBridge(config.SCRATCHPAD_BOARD, await runtime.client(config), (line) =>
-          process.stderr.write(`${line}\n`),
-        )
+      ? await startDirectiveBridge(config.SCRATCHPAD_BOARD, client, (line) => process.stderr.write(`${line}\n`))
       : undefined;
     try {
-      await worker.run();
+      await running;
     } finally {
       await bridge?.close();
     }
