@@ -38,6 +38,8 @@ export interface DevServerOptions {
   startTimeoutMs?: number;
   /** The Web UI decodes payloads through this codec server (`scratchpad codec-server`). */
   uiCodecEndpoint?: string;
+  /** More `--dynamic-config-value` settings, by key. */
+  dynamicConfig?: Record<string, unknown>;
 }
 
 /** A running dev server. */
@@ -65,6 +67,7 @@ export function devServerArgs(settings: {
   sqlitePragmas?: Record<string, string>;
   namespace: string;
   uiCodecEndpoint?: string;
+  dynamicConfig?: Record<string, unknown>;
 }) {
   const args = ['server', 'start-dev', '--ip', settings.ip, '--port', String(settings.port)];
   args.push(...(settings.uiPort === undefined ? ['--headless'] : ['--ui-port', String(settings.uiPort)]));
@@ -81,7 +84,7 @@ export function devServerArgs(settings: {
   // activity task ~40 ms before a worker sees it (measured by bench/cycle-overhead); a single-process server can poll
   // far more often.
   args.push('--dynamic-config-value', 'history.transferProcessorMaxPollRPS=10000');
-  for (const [key, value] of Object.entries(TIMER_SETTINGS)) {
+  for (const [key, value] of Object.entries({ ...TIMER_SETTINGS, ...settings.dynamicConfig })) {
     args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   }
   args.push(...payloadLimitArgs());
@@ -149,6 +152,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       sqlitePragmas: options.sqlitePragmas,
       namespace,
       uiCodecEndpoint: options.uiCodecEndpoint,
+      dynamicConfig: options.dynamicConfig,
     }),
     options,
     tail,
