@@ -53,8 +53,13 @@ export function tailCodePoints(text: string, points: number): string {
   return text.slice(offsetBefore(text, Math.max(0, points)));
 }
 
+/** A UTF-16 code unit outside ASCII (surrogates included). */
+const NON_ASCII = /[\u0080-\uffff]/;
+
 /** Bytes of `text` in UTF-8, without Node's `Buffer` (core runs in the workflow sandbox too). */
 export function utf8Length(text: string): number {
+  // Most text is ASCII, one byte a character: a native scan finds that, where the loop reads characters one by one.
+  if (!NON_ASCII.test(text)) return text.length;
   let bytes = 0;
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);

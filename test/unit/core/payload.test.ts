@@ -1,4 +1,5 @@
 import { newestWithin, oldestWithin, payloadBytes, payloadRefusal } from '../../../src/core/payload';
+import { utf8Length } from '../../../src/core/text';
 
 describe('payload budget', () => {
   it('measures JSON as UTF-8 bytes, escapes included', () => {
@@ -6,6 +7,21 @@ describe('payload budget', () => {
     expect(payloadBytes('\u0001')).toBe(8);
     expect(payloadBytes(undefined)).toBe(0);
     expect(payloadBytes(['a', 'b'])).toBe(JSON.stringify(['a', 'b']).length);
+  });
+
+  it('counts UTF-8 bytes as Buffer does, for ASCII and for text beyond it', () => {
+    const texts = [
+      '',
+      'plain ASCII ~\u007f',
+      'é',
+      'a€b',
+      '😀',
+      'x😀y€é',
+      '\ud83d',
+      'lone \ude00 low',
+      'x'.repeat(5000) + 'é',
+    ];
+    for (const text of texts) expect(utf8Length(text)).toBe(Buffer.byteLength(text, 'utf8'));
   });
 
   it('refuses what is over the budget, naming it and its size', () => {
