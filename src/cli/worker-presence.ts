@@ -46,22 +46,24 @@ export async function livePollers(client: Client, taskQueue: string): Promise<Po
 }
 
 /**
- * Resolves once the server lists `identity` among the pollers of `taskQueue` (true), or after `timeoutMs` (false). A
- * worker's first poll reaches the server a moment after `run()` starts, and until then a command finds none.
+ * Resolves once the server lists `identity` among the pollers of `taskQueue` (true), or after `timeoutMs` or on
+ * `signal` (false). A worker's first poll reaches the server a moment after `run()` starts; until then no command finds
+ * the worker.
  */
-export async function untilListed(
+async function untilListed(
   client: Client,
   taskQueue: string,
   identity: string,
   timeoutMs: number,
+  signal: AbortSignal,
 ): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  while (!signal.aborted && Date.now() < deadline) {
     const pollers = await taskQueuePollers(client, taskQueue).catch(() => []);
     if (pollers.some((poller) => poller.identity === identity)) return true;
-    if (Date.now() >= deadline) return false;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+  return false;
 }
 
 /**
@@ -74,10 +76,11 @@ export async function startPolling(
   taskQueue: string,
 ): Promise<{ running: Promise<void>; stopped: boolean }> {
   const running = worker.run();
-  const ended = running.then(
-    () => true,
-    () => true,
+  const ended = new AbortController();
+  void running.then(
+    () => ended.abort(),
+    () => ended.abort(),
   );
-  const listed = untilListed(client, taskQueue, worker.options.identity, 10_000).then(() => false);
-  return { running, stopped: await Promise.race([listed, ended]) };
+  await untilListed(client, taskQueue, worker.options.identity, 10_000, ended.signal);
+  return { running, stopped: ended.signal.aborted };
 }
