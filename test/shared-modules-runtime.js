@@ -17,15 +17,22 @@ const SHARED =
 
 /**
  * Loaded once, the SDK keeps one stack-trace handler for the process, as in a worker's own thread, and it now maps each
- * workflow promise's stack through the bundle's source map (per file, in Jest's realm, it never ran). The SDK parses the
+ * workflow error's stack through the bundle's source map (per file, in Jest's realm, it never ran). The SDK parses the
  * source map again for every worker it creates (a 4 MB map: about 50 ms, more on a busy machine); test workers all run
  * the same bundle, so each distinct map is parsed once per jest worker and its parse handed to later workers.
+ *
+ * Nor does the SDK's promise hook run here. Test workers run workflows on the test's thread (`debugMode`, see
+ * test/helpers/worker.ts), where that hook runs for every promise of the process (the test's, the client's, the
+ * activities'), looks up the workflow context of each and, for each workflow promise, captures a stack and maps it. It
+ * serves only the workflow stack-trace query, which no test reads, and took about a tenth of the workflow files' CPU.
+ * Users' workers, on a thread of their own, keep it.
  */
-let sourceMapsShared = false;
-function parseSourceMapsOnce(load) {
-  if (sourceMapsShared) return;
-  sourceMapsShared = true;
+let handlersPatched = false;
+function patchWorkflowHandlers(load) {
+  if (handlersPatched) return;
+  handlersPatched = true;
   const { globalHandlers } = load('@temporalio/worker/lib/workflow/vm-shared');
+  globalHandlers.setPromiseHook = () => undefined;
   const parsed = new Map();
   const add = globalHandlers.addWorkflowBundle.bind(globalHandlers);
   globalHandlers.addWorkflowBundle = async (bundle) => {
@@ -44,7 +51,7 @@ class SharedModulesRuntime extends Runtime {
   requireModule(from, moduleName, options, isRequireActual) {
     if (moduleName && SHARED.test(moduleName) && !options?.isInternalModule) {
       const load = createRequire(path.resolve(from));
-      if (moduleName.startsWith('@temporalio/worker')) parseSourceMapsOnce(load);
+      if (moduleName.startsWith('@temporalio/worker')) patchWorkflowHandlers(load);
       return load(moduleName);
     }
     return super.requireModule(from, moduleName, options, isRequireActual);

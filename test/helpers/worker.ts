@@ -38,13 +38,9 @@ try {
 export const TEST_WORKER_THREAD = { debugMode: true } as const;
 
 /*
- * Nor does it keep the SDK's stack-trace support on this thread: a promise hook that runs for every promise of the
- * process (the test's, the client's, the activities'), looks up the workflow context of each and, for each workflow
- * promise, captures a stack and maps it through the bundle's source map. It serves only the workflow stack-trace
- * query, which no test reads, and took about a tenth of the workflow files' CPU. Errors thrown in workflow code keep
- * their source-mapped stacks. The SDK's handlers are removed after the file, as a worker thread's are when it ends.
+ * Nor does this thread run the SDK's promise hook for the stack-trace query (test/shared-modules-runtime.js says why).
+ * The SDK's handlers are removed after the file, as a worker thread's are when it ends.
  */
-(globalHandlers as unknown as { setPromiseHook(): void }).setPromiseHook = () => undefined;
 afterAll(() => globalHandlers.uninstall());
 
 /** The workflow code, bundled once per run by global setup; call once per test file. */
