@@ -16,6 +16,7 @@ import {
   scratchpadQuery,
   sendUpdate,
   statusQuery,
+  waitForCycleUpdate,
 } from '../../src/common/messages/agent';
 import { uniqueId, waitFor } from '../helpers/temporal';
 import { scriptedWorker, useWorkflowEnvironment } from '../helpers/worker';
@@ -50,10 +51,9 @@ describe('agent workflow: reflective chat turns', () => {
       });
       const second = await updateAgent(env.client, target, sendUpdate, [{ message: 'What is my name?' }]);
       expect(second.reply).toBe('You are Ada.');
-      // The reply comes before reflect: the memory is the turn's once its cycle has ended.
-      await env.client.workflow.getHandle(second.cycleId).result();
-
+      // The reply comes before reflect: the memory is the turn's once the agent has adopted its cycle's result.
       const handle = env.client.workflow.getHandle(agentWorkflowId(target.agentId));
+      await handle.executeUpdate(waitForCycleUpdate, { args: [{ cycleId: second.cycleId }] });
       const scratchpad = await handle.query(scratchpadQuery);
       expect(scratchpad.identity.user).toBe('Ada, a data engineer');
       expect(scratchpad.trajectory.now).toBe('Answered a question about her name');
