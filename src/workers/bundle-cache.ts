@@ -3,10 +3,13 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { type WorkerOptions, bundleWorkflowCode } from '@temporalio/worker';
+import { withFileLock } from '../dev-server/file-lock';
 import { WORKFLOWS_PATH, packageRoot, workflowBundleOptions, workflowWorkerOptions } from '../config/paths';
 
 const PREFIX = 'workflow-bundle-';
 const STALE_MS = 24 * 60 * 60 * 1000;
+/** How long a command waits for another process's bundle of the same code: webpack takes seconds. */
+const LOCK_TIMEOUT_MS = 5 * 60_000;
 
 /** The bundler's logger for a bundle built in the background of a command: errors only. */
 export const quietBundlerLogger = {
@@ -66,6 +69,21 @@ export async function cachedWorkflowBundle(
   workflowInterceptorModules: readonly string[] = [],
 ): Promise<{ codePath: string }> {
   const codePath = path.join(directory, `${PREFIX}${bundleKey(workflowInterceptorModules)}.js`);
+  if (fs.existsSync(codePath)) return { codePath };
+  // Commands (or workers) started together would each run webpack for the same bundle: one does, the others wait.
+  return withFileLock(
+    `${codePath}.lock`,
+    () => undefined,
+    () => bundleInto(directory, codePath, workflowInterceptorModules),
+    LOCK_TIMEOUT_MS,
+  );
+}
+
+async function bundleInto(
+  directory: string,
+  codePath: string,
+  workflowInterceptorModules: readonly string[],
+): Promise<{ codePath: string }> {
   if (fs.existsSync(codePath)) return { codePath };
   const { code } = await bundleWorkflowCode({
     ...workflowBundleOptions(),

@@ -3,7 +3,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { type WorkflowBundleOption, type WorkflowBundleWithSourceMap, bundleWorkflowCode } from '@temporalio/worker';
 import { workflowBundleOptions } from '../../src/config/paths';
-import { bundleCacheDirectory, cachedWorkflowBundle, quietBundlerLogger } from '../../src/workers/bundle-cache';
+import { quietBundlerLogger } from '../../src/workers/bundle-cache';
 
 /** Where test/global-setup.ts leaves the run's workflow bundle for the test files. */
 const BUNDLE_VARIABLE = 'SCRATCHPAD_TEST_WORKFLOW_BUNDLE';
@@ -13,31 +13,39 @@ export function buildWorkflowBundle(): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode({ ...workflowBundleOptions(), logger: quietBundlerLogger });
 }
 
-/** The compiled CLI's bundle cached as `scratchpad` commands find it, so the first commands of a run do not bundle. */
-function warmCompiledBundle(): Promise<void> {
+/**
+ * The compiled tree's workflow bundle (dist/, `npm run build` first), with telemetry's interceptor modules or none,
+ * from the bundle cache, as `scratchpad` commands find it: bundled in a process of its own when the cache has none. Test
+ * workers run it too, so that a run bundles the workflow code once rather than once for the source tree and again for
+ * the commands (webpack: several seconds of CPU each). Its path, or undefined when no private cache folder can be had.
+ */
+export function compiledBundle(interceptors: 'none' | 'telemetry' = 'none'): Promise<string | undefined> {
   const root = path.resolve(__dirname, '..', '..');
+  const modules = interceptors === 'telemetry' ? "require('./dist/src/telemetry').telemetryWorkflowModules()" : '[]';
   const script =
     "const c = require('./dist/src/workers/bundle-cache'); const d = c.bundleCacheDirectory(); " +
-    'if (d) c.cachedWorkflowBundle(d).catch((e) => { console.error(e); process.exitCode = 1; });';
+    `if (d) c.cachedWorkflowBundle(d, ${modules}).then((b) => process.stdout.write(b.codePath), ` +
+    '(e) => { console.error(e); process.exitCode = 1; });';
   return new Promise((resolve, reject) =>
-    execFile(process.execPath, ['-e', script], { cwd: root }, (error, _stdout, stderr) =>
-      error ? reject(new Error(`bundling dist/ failed (run npm run build first): ${stderr}`)) : resolve(),
+    execFile(process.execPath, ['-e', script], { cwd: root }, (error, stdout, stderr) =>
+      error
+        ? reject(new Error(`bundling dist/ failed (run npm run build first): ${stderr}`))
+        : resolve(stdout || undefined),
     ),
   );
 }
 
 /**
- * Bundles once for the whole jest run (global setup), into the bundle cache workers use, so every test file reads that
- * file and `createWorker` in a test finds it too; meanwhile, in a process of its own, the compiled CLI's bundle.
- * `directory` holds the bundle when the cache folder is refused.
+ * Bundles once for the whole jest run (global setup): the compiled tree's bundle, which every test file's workers and
+ * every command of the run load. `directory` holds a bundle of the source tree when the cache folder is refused.
  */
 export async function bundleForRun(directory: string): Promise<void> {
-  const compiled = warmCompiledBundle();
-  const cache = bundleCacheDirectory();
-  const file = cache ? (await cachedWorkflowBundle(cache)).codePath : path.join(directory, 'workflow-bundle.js');
-  if (!cache) await fs.writeFile(file, (await buildWorkflowBundle()).code);
+  let file = await compiledBundle();
+  if (!file) {
+    file = path.join(directory, 'workflow-bundle.js');
+    await fs.writeFile(file, (await buildWorkflowBundle()).code);
+  }
   process.env[BUNDLE_VARIABLE] = file;
-  await compiled;
 }
 
 /**

@@ -9,23 +9,21 @@ import { MemoryObservationStore } from '../../src/activities/observations/memory
 import { ToolRegistry } from '../../src/activities/tools/registry';
 import { workflowBundleOptions } from '../../src/config/paths';
 import { telemetryClientInterceptors, telemetryWorkflowModules, workerTelemetry } from '../../src/telemetry';
-import { bundleCacheDirectory, cachedWorkflowBundle, quietBundlerLogger } from '../../src/workers/bundle-cache';
+import { quietBundlerLogger } from '../../src/workers/bundle-cache';
 import { workerSinks } from '../../src/workers/create-worker';
 import { toolInfoOf } from '../../src/workers/tool-info';
 import { sandboxOptions, TEST_WORKER_THREAD } from '../helpers/worker';
+import { compiledBundle } from '../helpers/workflow-bundle';
 
 /**
- * The workflow code with telemetry's interceptor modules, as `createWorker` bundles it with telemetry on: from the
- * product's bundle cache, so the files of a run (and later runs of unchanged code) bundle it once.
+ * The workflow code with telemetry's interceptor modules, as `createWorker` bundles it with telemetry on: the compiled
+ * tree's, from the product's bundle cache, so that the files and the traced commands of a run bundle it once.
  */
 export async function tracedBundle(): Promise<WorkflowBundleOption> {
-  const directory = bundleCacheDirectory();
-  if (!directory) {
-    const options = { ...workflowBundleOptions(), workflowInterceptorModules: telemetryWorkflowModules() };
-    return bundleWorkflowCode({ ...options, logger: quietBundlerLogger });
-  }
-  const { codePath } = await cachedWorkflowBundle(directory, telemetryWorkflowModules());
-  return { codePath };
+  const codePath = await compiledBundle('telemetry');
+  if (codePath) return { codePath };
+  const options = { ...workflowBundleOptions(), workflowInterceptorModules: telemetryWorkflowModules() };
+  return bundleWorkflowCode({ ...options, logger: quietBundlerLogger });
 }
 
 /** A client whose calls carry their trace into the workflows (this process's telemetry must be started). */

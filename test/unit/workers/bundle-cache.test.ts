@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { bundleCacheDirectory, cachedWorkflowBundle } from '../../../src/workers/bundle-cache';
 
 describe('the workflow bundle kept between commands', () => {
-  it('is built once and then reused; a bundle of other code goes once it is a day old', async () => {
+  it('is built once, also by calls made together, and then reused; a bundle of other code goes once it is a day old', async () => {
     const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'bundle-cache-'));
     try {
       const older = path.join(directory, 'workflow-bundle-0000.js');
@@ -13,7 +13,15 @@ describe('the workflow bundle kept between commands', () => {
       fs.writeFileSync(recent, 'another build, in use');
       const twoDaysAgo = new Date(Date.now() - 2 * 24 * 60 * 60 * 1000);
       fs.utimesSync(older, twoDaysAgo, twoDaysAgo);
-      const first = await cachedWorkflowBundle(directory);
+      const firstBuild = cachedWorkflowBundle(directory).then((bundle) => ({
+        ...bundle,
+        inode: fs.statSync(bundle.codePath).ino,
+      }));
+      const alongside = cachedWorkflowBundle(directory);
+      const first = await firstBuild;
+      // The call made alongside waited for that bundle instead of building (and renaming into place) one of its own.
+      expect((await alongside).codePath).toBe(first.codePath);
+      expect(fs.statSync(first.codePath).ino).toBe(first.inode);
       const built = fs.statSync(first.codePath).mtimeMs;
       expect(fs.readFileSync(first.codePath, 'utf8')).toContain('agentCycle');
       const second = await cachedWorkflowBundle(directory);
