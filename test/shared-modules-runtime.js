@@ -1,3 +1,4 @@
+const fs = require('node:fs');
 const { createRequire } = require('node:module');
 const path = require('node:path');
 const Runtime = require('jest-runtime').default;
@@ -44,6 +45,21 @@ function patchWorkflowHandlers(load) {
     await add(bundle);
     const consumer = globalHandlers.bundleFilenameToSourceMapConsumer.get(bundle.filename);
     parsed.set(bundle.filename, { mappings: bundle.sourceMap.mappings, consumer });
+  };
+  // A bundle given by path, read once per jest worker and file version: the SDK reads it again for every worker, splits
+  // off and parses its source map, and evaluates it in a throwaway context so that a debugger finds its breakpoints.
+  const { Worker } = load('@temporalio/worker/lib/worker');
+  const read = new Map();
+  const getOrCreateBundle = Worker.getOrCreateBundle.bind(Worker);
+  Worker.getOrCreateBundle = async (options, logger) => {
+    const codePath = options.workflowBundle?.codePath;
+    if (typeof codePath !== 'string' || options.workflowBundle.code !== undefined) {
+      return getOrCreateBundle(options, logger);
+    }
+    const { mtimeMs, size } = fs.statSync(codePath);
+    const version = `${codePath}\0${mtimeMs}\0${size}`;
+    if (!read.has(version)) read.set(version, getOrCreateBundle(options, logger));
+    return read.get(version);
   };
 }
 
