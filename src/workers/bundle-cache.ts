@@ -60,9 +60,10 @@ export function bundleCacheDirectory(): string | undefined {
 }
 
 /**
- * This package's workflow bundle from `directory`, built there first when this code has none yet: each command that
- * runs a worker then skips webpack (seconds of CPU) unless the code changed. Bundles of other code a day old go. A
- * worker with telemetry on bundles its interceptor modules too, as a bundle of its own.
+ * This package's workflow bundle from `directory`, built there first when this code has none yet (by one process: others
+ * asking meanwhile wait for it): each command that runs a worker then skips webpack (seconds of CPU) unless the code
+ * changed. Bundles of other code a day old go. A worker with telemetry on bundles its interceptor modules too, as a
+ * bundle of its own.
  */
 export async function cachedWorkflowBundle(
   directory: string,
@@ -70,7 +71,7 @@ export async function cachedWorkflowBundle(
 ): Promise<{ codePath: string }> {
   const codePath = path.join(directory, `${PREFIX}${bundleKey(workflowInterceptorModules)}.js`);
   if (fs.existsSync(codePath)) return { codePath };
-  // Commands (or workers) started together would each run webpack for the same bundle: one does, the others wait.
+  // Commands (or workers) started together would each run webpack for the same bundle.
   return withFileLock(
     `${codePath}.lock`,
     () => undefined,
