@@ -98,6 +98,11 @@ async function cancelTurn(agents: Agents, target: AgentTarget, previous: string 
   }
 }
 
+const NOTHING = () => undefined;
+/** Cancels the cycle a streamed turn named once started, without asking the agent which runs (refused: it ended). */
+const cancelStarted = (agents: Agents, target: AgentTarget, started: Promise<string>) =>
+  started.then((cycleId) => agents.cancelCycle(target, cycleId)).then(NOTHING, NOTHING);
+
 /** `scratchpad chat AGENT`: an interactive prompt where each line is one `send`. */
 export default defineCommand(
   (command) =>
@@ -173,8 +178,13 @@ export default defineCommand(
             const args = { message: line, ...(options.model ? { model: options.model } : {}) };
             // Streamed, the reply and its tool calls print as they come; otherwise the turn's steps go to stderr until
             // its reply. Reflect, after it, goes on without a word.
+            let started: Promise<string> | undefined;
             const send = options.stream
-              ? () => printTurn(agents.stream(target, args, { signal: waiting.signal }), chatOutput, 'agent> ')
+              ? () => {
+                  const stream = agents.stream(target, args, { signal: waiting.signal });
+                  started = stream.cycleId;
+                  return printTurn(stream, chatOutput, 'agent> ');
+                }
               : () => client.withAbortSignal(waiting.signal, () => agents.send(target, args));
             const quiet = new AbortController();
             const mark = options.stream ? undefined : await agentMark(client, agentId);
@@ -190,7 +200,9 @@ export default defineCommand(
             const previous = lastCycleId;
             let cancelled: Promise<void> | undefined;
             const cancel = () => {
-              cancelled = cancelTurn(agents, target, previous, () => settled);
+              cancelled = started
+                ? cancelStarted(agents, target, started)
+                : cancelTurn(agents, target, previous, () => settled);
               cancelling = Promise.all([cancelling, cancelled]).then(() => undefined);
             };
             // A call of this turn that needs a person is asked about here. Left undecided when input ends, the turn
