@@ -98,10 +98,12 @@ async function cancelTurn(agents: Agents, target: AgentTarget, previous: string 
   }
 }
 
-const NOTHING = () => undefined;
-/** Cancels the cycle a streamed turn named once started, without asking the agent which runs (refused: it ended). */
-const cancelStarted = (agents: Agents, target: AgentTarget, started: Promise<string>) =>
-  started.then((cycleId) => agents.cancelCycle(target, cycleId)).then(NOTHING, NOTHING);
+/** Cancels the cycle a streamed turn named once started, without asking the agent which cycle runs. */
+async function cancelStarted(agents: Agents, target: AgentTarget, started: Promise<string>) {
+  const cycleId = await started.catch(() => undefined);
+  // Refused only when the cycle ended meanwhile, as in cancelTurn.
+  if (cycleId) await agents.cancelCycle(target, cycleId).catch(() => undefined);
+}
 
 /** `scratchpad chat AGENT`: an interactive prompt where each line is one `send`. */
 export default defineCommand(
