@@ -121,8 +121,11 @@ describe('OpenAICompatibleProvider through the callModel activity', () => {
 
     const system = (stub.received[0]?.body as SentBody).messages[0]?.content ?? '';
     expect(system).toContain('This reply MUST use the tool "update_scratchpad".');
+    // Each key with the type the update is checked against; the sections, all plain text, named once.
     expect(system).toContain(
-      'args: {"<key>"?: string | null | (string | {"task": string, "summary": string})[]} with <key> one of goals, ',
+      'args: {"goals"?: string | string[], "current_task"?: string | null, "pending_actions"?: string | string[], ' +
+        '"completed_tasks"?: string | (string | {"task": string, "summary": string})[], "<key>"?: string} ' +
+        'with <key> one of notes, identity_purpose, ',
     );
     expect(system).toContain('trajectory_now');
   });

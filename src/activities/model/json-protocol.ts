@@ -14,14 +14,27 @@ export function compactSchema(schema: JsonSchema): string {
     const properties = Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>);
     const required = new Set((schema.required ?? []) as string[]);
     const sketches = properties.map(([, value]) => compactSchema(value));
-    // Many optional keys of one type (update_scratchpad) would repeat the type per key; name them once.
-    if (properties.length > 3 && required.size === 0 && new Set(sketches).size === 1) {
-      return `{"<key>"?: ${sketches[0]}} with <key> one of ${properties.map(([key]) => key).join(', ')}`;
+    const field = (key: string, sketch: string) => `"${key}"${required.has(key) ? '' : '?'}: ${sketch}`;
+    // Many optional keys of one type (update_scratchpad's sections) would repeat the type per key; name them once.
+    const shared = mostCommon(sketches.filter((_, index) => !required.has(properties[index]![0])));
+    const sharing = properties.filter(([key], index) => !required.has(key) && sketches[index] === shared);
+    if (sharing.length > 3) {
+      const others = properties.flatMap(([key], index) =>
+        sketches[index] === shared ? [] : [field(key, sketches[index]!)],
+      );
+      const keys = sharing.map(([key]) => key).join(', ');
+      return `{${[...others, `"<key>"?: ${shared}`].join(', ')}} with <key> one of ${keys}`;
     }
-    const fields = properties.map(([key], index) => `"${key}"${required.has(key) ? '' : '?'}: ${sketches[index]}`);
-    return `{${fields.join(', ')}}`;
+    return `{${properties.map(([key], index) => field(key, sketches[index]!)).join(', ')}}`;
   }
+  if (Array.isArray(schema.type)) return schema.type.join(' | ');
   return typeof schema.type === 'string' ? schema.type : 'any';
+}
+
+function mostCommon(values: readonly string[]): string | undefined {
+  const counts = new Map<string, number>();
+  for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1])[0]?.[0];
 }
 
 function wrapUnion(sketch: string): string {
