@@ -33,9 +33,13 @@ function sourceStamp(directory: string, hash: ReturnType<typeof createHash>): vo
   }
 }
 
-/** The bundle's key: this package's code and version, the workflow SDK's version, and the interceptor modules. */
-function bundleKey(interceptorModules: readonly string[]): string {
+/**
+ * The bundle's key: this package's code and version, the workflow SDK's version, the interceptor modules, and which
+ * bundler call built it (`origin`: a command's or a plugin worker's, whose options differ).
+ */
+function bundleKey(interceptorModules: readonly string[], origin: string): string {
   const hash = createHash('sha256');
+  hash.update(origin);
   for (const module of interceptorModules) hash.update(`${module}\n`);
   const root = packageRoot();
   hash.update(fs.readFileSync(path.join(root, 'package.json')));
@@ -69,7 +73,7 @@ export async function cachedWorkflowBundle(
   directory: string,
   workflowInterceptorModules: readonly string[] = [],
 ): Promise<{ codePath: string }> {
-  const codePath = path.join(directory, `${PREFIX}${bundleKey(workflowInterceptorModules)}.js`);
+  const codePath = keptBundlePath(directory, workflowInterceptorModules, '');
   if (fs.existsSync(codePath)) return { codePath };
   // Commands (or workers) started together would each run webpack for the same bundle.
   return withFileLock(
@@ -91,19 +95,30 @@ async function bundleInto(
     workflowInterceptorModules: [...workflowInterceptorModules],
     logger: quietBundlerLogger,
   });
+  keepBundle(codePath, code);
+  return { codePath };
+}
+
+/** Where the bundle of this code, these interceptor modules and this bundler call is kept in `directory`. */
+export function keptBundlePath(directory: string, interceptorModules: readonly string[], origin: string): string {
+  return path.join(directory, `${PREFIX}${bundleKey(interceptorModules, origin)}.js`);
+}
+
+/** Keeps `code` at `codePath` (from {@link keptBundlePath}); bundles of other code go once a day old. */
+export function keepBundle(codePath: string, code: string): void {
+  const directory = path.dirname(codePath);
   fs.mkdirSync(directory, { recursive: true });
   // Written aside, then renamed: a command starting meanwhile never reads half a bundle.
   const partial = `${codePath}.${process.pid}`;
   fs.writeFileSync(partial, code);
   fs.renameSync(partial, codePath);
-  // Bundles of other code go once a day old: a worker of another build on this host may be loading one right now.
+  // Not at once: a worker of another build on this host may be loading one right now.
   const stale = Date.now() - STALE_MS;
   for (const name of fs.readdirSync(directory)) {
     const file = path.join(directory, name);
     const modified = fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? Date.now();
     if (name.startsWith(PREFIX) && file !== codePath && modified < stale) fs.rmSync(file, { force: true });
   }
-  return { codePath };
 }
 
 /**

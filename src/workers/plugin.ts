@@ -19,6 +19,7 @@ import { pluginDeploymentOptions } from './deployment';
 import { WORKER_LIVENESS_OPTIONS } from '../activities/heartbeat';
 import { type TelemetryOptions, type WorkerTelemetry, workerTelemetry } from '../telemetry';
 import { toolInfoOf } from './tool-info';
+import { KeptBundle } from './kept-bundle';
 
 /** What the plugin needs to run agents on a worker the user already has. */
 export interface ScratchpadPluginOptions {
@@ -124,6 +125,8 @@ export class ScratchpadPlugin extends SimplePlugin {
   private readonly observations: ObservationStore;
   private readonly build: WorkerBuild | undefined;
   private readonly telemetry: WorkerTelemetry | undefined;
+  /** The bundle cache's part in the worker last configured, when it runs this package's workflows alone. */
+  private kept: KeptBundle | undefined;
 
   constructor(options: ScratchpadPluginOptions) {
     const resolveModel = createModelResolver({
@@ -172,11 +175,13 @@ export class ScratchpadPlugin extends SimplePlugin {
   // Says at start when other workers on the queue cannot read this worker's archives (a local store).
   override runWorker(worker: Worker, next: (worker: Worker) => Promise<void>): Promise<void> {
     const log = (line: string) => console.warn(line);
+    this.kept?.keep();
     return whileCheckingStoreReach(worker, this.observations, log, () => super.runWorker(worker, next));
   }
 
   // SimplePlugin has no sinks option; the workflows report to the timeline sink on every iteration.
   override configureWorker(options: WorkerOptions): WorkerOptions {
+    this.kept = KeptBundle.of(options, this.telemetry?.workflowModules ?? []);
     // The user's own liveness settings win over the heartbeat pace the activities expect.
     const configured = { ...WORKER_LIVENESS_OPTIONS, ...super.configureWorker(options) };
     const versioning = pluginDeploymentOptions(configured.workerDeploymentOptions, this.build);
@@ -189,10 +194,11 @@ export class ScratchpadPlugin extends SimplePlugin {
       ...versioning,
     };
     // Telemetry's plugins are SimplePlugins, which configure synchronously.
-    return (this.telemetry?.plugins ?? []).reduce<WorkerOptions>(
+    const complete = (this.telemetry?.plugins ?? []).reduce<WorkerOptions>(
       (next, plugin) => (plugin.configureWorker?.(next) as WorkerOptions | undefined) ?? next,
       own,
     );
+    return this.kept?.apply(complete) ?? complete;
   }
 
   override configureReplayWorker(options: ReplayWorkerOptions): ReplayWorkerOptions {

@@ -75,11 +75,34 @@ interface WorkerProcess {
 
 const workers: WorkerProcess[] = [];
 
+/** The consumer's temporary directory, where its workers keep their workflow bundle. */
+function tmp(): string {
+  const directory = path.join(folder, 'tmp');
+  fs.mkdirSync(directory, { recursive: true });
+  return directory;
+}
+
+/** The workflow bundles the consumer's workers keep, each with its inode: a bundle built again is a new file. */
+function keptBundles(): { name: string; inode: number }[] {
+  const cache = path.join(tmp(), `durable-scratchpad-bundles-${process.getuid?.() ?? 0}`);
+  if (!fs.existsSync(cache)) return [];
+  return fs
+    .readdirSync(cache)
+    .filter((name) => /^workflow-bundle-\w+\.js$/.test(name))
+    .map((name) => ({ name, inode: fs.statSync(path.join(cache, name)).ino }));
+}
+
 /** Starts the consumer's worker on `taskQueue` and waits until it polls, or fails with its output. */
 async function startWorker(taskQueue: string, runsDir: string): Promise<WorkerProcess> {
   const child = spawn(process.execPath, ['worker.js'], {
     cwd: app,
-    env: { ...process.env, TEMPORAL_ADDRESS: testServerAddress(), TASK_QUEUE: taskQueue, RUNS_DIR: runsDir },
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: testServerAddress(),
+      TASK_QUEUE: taskQueue,
+      RUNS_DIR: runsDir,
+      TMPDIR: tmp(),
+    },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -229,6 +252,9 @@ describe('a retry: false tool whose worker is killed mid-call', () => {
     const taskQueue = uniqueTaskQueue('consumer-once');
     const runsDir = fs.mkdtempSync(path.join(folder, 'runs-'));
     const first = await startWorker(taskQueue, runsDir);
+    // The package's workflows alone: the worker that bundled them first keeps that bundle, later starts take it.
+    const kept = keptBundles();
+    expect(kept).toHaveLength(1);
     const cycle = await startCycle(taskQueue, 'CASE-once');
     const marker = path.join(runsDir, 'charge-started');
     await waitFor(() => fs.existsSync(marker), 30_000).catch(() => {
@@ -237,6 +263,7 @@ describe('a retry: false tool whose worker is killed mid-call', () => {
     killGroup(first);
     await first.exited;
     const second = await startWorker(taskQueue, runsDir);
+    expect(keptBundles()).toEqual(kept);
 
     const result = await cycle.result();
     expect(result.outcome).toBe('completed');
