@@ -34,7 +34,7 @@ function sourceStamp(directory: string, hash: ReturnType<typeof createHash>): vo
 }
 
 /**
- * The bundle's key: this package's code and version, the workflow SDK's version, the interceptor modules, and which
+ * The bundle's key: this package's code and version, the SDKs' versions, the interceptor modules, and which
  * bundler call built it (`origin`: a command's or a plugin worker's, whose options differ).
  */
 function bundleKey(interceptorModules: readonly string[], origin: string): string {
@@ -43,7 +43,9 @@ function bundleKey(interceptorModules: readonly string[], origin: string): strin
   for (const module of interceptorModules) hash.update(`${module}\n`);
   const root = packageRoot();
   hash.update(fs.readFileSync(path.join(root, 'package.json')));
+  // The workflow SDK bundled, and the worker SDK's bundler (peers a user may upgrade apart).
   hash.update(fs.readFileSync(require.resolve('@temporalio/workflow/package.json')));
+  hash.update(fs.readFileSync(require.resolve('@temporalio/worker/package.json')));
   // The compiled (or, under a TypeScript loader, source) tree the workflows and everything they import sit in.
   sourceStamp(path.dirname(path.dirname(WORKFLOWS_PATH)), hash);
   return hash.digest('hex').slice(0, 20);
