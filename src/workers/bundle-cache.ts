@@ -52,13 +52,13 @@ function bundleKey(interceptorModules: readonly string[], origin: string): strin
 }
 
 /**
- * Where bundles are kept: a folder of this user's own in the temporary directory, shared by every data directory (a
- * bundle depends on the code only). Undefined when that folder is not this user's alone: code another user could
- * write there would run in the worker.
+ * Where bundles are kept: `directory`, by default a folder of this user's own in the temporary directory, shared by
+ * every data directory (a bundle depends on the code only). Undefined when that folder is not this user's alone: code
+ * another user could write there would run in the worker.
  */
-export function bundleCacheDirectory(): string | undefined {
+export function bundleCacheDirectory(directory?: string): string | undefined {
   const uid = process.getuid?.() ?? 0;
-  const directory = path.join(os.tmpdir(), `durable-scratchpad-bundles-${uid}`);
+  directory ??= path.join(os.tmpdir(), `durable-scratchpad-bundles-${uid}`);
   fs.mkdirSync(directory, { recursive: true, mode: 0o700 });
   const stat = fs.lstatSync(directory);
   if (!stat.isDirectory() || (process.getuid && stat.uid !== uid) || (stat.mode & 0o077) !== 0) return undefined;

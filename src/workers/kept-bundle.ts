@@ -23,12 +23,12 @@ export class KeptBundle {
 
   /**
    * For a worker with these options (before the plugin's own), whose telemetry adds `workflowModules`; kept in
-   * `directory`, the bundle cache by default.
+   * `directory` (the bundle cache when undefined; none when false or not the user's alone).
    */
   static of(
     options: WorkerOptions,
     workflowModules: readonly string[],
-    directory = bundleCacheDirectory,
+    directory?: string | false,
   ): KeptBundle | undefined {
     const converter = options.dataConverter;
     const ownOnly =
@@ -39,7 +39,7 @@ export class KeptBundle {
       converter?.payloadConverterPath === undefined &&
       converter?.failureConverterPath === undefined &&
       (options.plugins ?? []).every((plugin) => OWN_PLUGINS.has(plugin.name));
-    const folder = ownOnly ? directory() : undefined;
+    const folder = ownOnly && directory !== false ? bundleCacheDirectory(directory) : undefined;
     return folder === undefined ? undefined : new KeptBundle(keptBundlePath(folder, workflowModules, 'plugin'));
   }
 

@@ -74,6 +74,13 @@ export interface ScratchpadPluginOptions {
    * off. A worker given a prebuilt `workflowBundle` must bundle `telemetryWorkflowModules()` itself.
    */
   telemetry?: TelemetryOptions | false;
+  /**
+   * Where a worker that runs this package's workflows alone (no workflows, bundler options, converters, workflow
+   * interceptors or plugins of yours) keeps the bundle it built, for later starts to take instead of bundling again: a
+   * folder only you can write to (its code runs in the worker); by default the one `scratchpad` commands use, in the
+   * temporary directory. `false`: bundle at every start.
+   */
+  bundleCache?: string | false;
   /** Everything else the activities take: offload threshold, a client for schedules; an `observations` store here wins. */
   activities?: Omit<ActivityDependencies, 'resolveModel' | 'tools' | 'toolRegistry'>;
 }
@@ -125,6 +132,7 @@ export class ScratchpadPlugin extends SimplePlugin {
   private readonly observations: ObservationStore;
   private readonly build: WorkerBuild | undefined;
   private readonly telemetry: WorkerTelemetry | undefined;
+  private readonly bundleCache: string | false | undefined;
   /** The bundle cache's part in the worker last configured, when it runs this package's workflows alone. */
   private kept: KeptBundle | undefined;
 
@@ -166,6 +174,7 @@ export class ScratchpadPlugin extends SimplePlugin {
     });
     this.observations = observations;
     this.build = build;
+    this.bundleCache = options.bundleCache;
     this.telemetry = workerTelemetry(options.telemetry, {
       defaultModel: options.model,
       toolInfo: toolInfoOf(toolRegistry),
@@ -181,7 +190,7 @@ export class ScratchpadPlugin extends SimplePlugin {
 
   // SimplePlugin has no sinks option; the workflows report to the timeline sink on every iteration.
   override configureWorker(options: WorkerOptions): WorkerOptions {
-    this.kept = KeptBundle.of(options, this.telemetry?.workflowModules ?? []);
+    this.kept = KeptBundle.of(options, this.telemetry?.workflowModules ?? [], this.bundleCache);
     // The user's own liveness settings win over the heartbeat pace the activities expect.
     const configured = { ...WORKER_LIVENESS_OPTIONS, ...super.configureWorker(options) };
     const versioning = pluginDeploymentOptions(configured.workerDeploymentOptions, this.build);

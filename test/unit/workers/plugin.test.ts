@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { WorkerOptions } from '@temporalio/worker';
+import type { Worker, WorkerOptions } from '@temporalio/worker';
 import { SHARED_WORKFLOW_MODULES } from '../../../src/config/paths';
 import { KeptBundle } from '../../../src/workers/kept-bundle';
 import { ScratchpadPlugin } from '../../../src/workers/plugin';
@@ -11,6 +11,8 @@ const plugin = new ScratchpadPlugin({
   tools: { sandboxRoot: os.tmpdir(), shellAllow: [], shellTimeoutMs: 1000, fetchAllowHosts: [], fetchMaxBytes: 1000 },
   // By default the plugin opens the data directory's SQLite file: these checks need no store at all.
   observations: new MemoryObservationStore(),
+  // Bundles at every start, whatever the bundle cache of this machine holds; the kept bundle has tests of its own.
+  bundleCache: false,
 });
 
 describe('the worker plugin', () => {
@@ -45,8 +47,21 @@ describe('the worker plugin', () => {
 
 describe("a plugin worker that runs the package's workflows alone", () => {
   let directory: string;
+  let kept: ScratchpadPlugin;
   beforeEach(() => {
     directory = fs.mkdtempSync(path.join(os.tmpdir(), 'kept-bundle-'));
+    kept = new ScratchpadPlugin({
+      tools: {
+        sandboxRoot: os.tmpdir(),
+        shellAllow: [],
+        shellTimeoutMs: 1000,
+        fetchAllowHosts: [],
+        fetchMaxBytes: 1000,
+      },
+      observations: new MemoryObservationStore(),
+      telemetry: false,
+      bundleCache: directory,
+    });
   });
   afterEach(() => fs.rmSync(directory, { recursive: true, force: true }));
 
@@ -64,40 +79,36 @@ describe("a plugin worker that runs the package's workflows alone", () => {
     emitted!('workflow-bundle.js', { content: Buffer.from(code) });
   }
 
-  it('bundles at the first start, and keeps nothing until the worker runs', () => {
-    const options = { taskQueue: 'q', plugins: [plugin] } as WorkerOptions;
-    // The plugin's options at its first start: the SDK bundles, and the plugin hooks webpack.
-    const configured = plugin.configureWorker(options);
-    expect(configured.workflowsPath).toMatch(/workflows/);
-    expect(configured.bundlerOptions?.preloadModules).toEqual([...SHARED_WORKFLOW_MODULES]);
-    expect(configured.bundlerOptions?.webpackConfigHook).toBeInstanceOf(Function);
+  /** The plugin's part in running a worker, with nothing to run. */
+  const run = (plugin: ScratchpadPlugin) => plugin.runWorker({} as Worker, () => Promise.resolve());
 
-    const first = KeptBundle.of(options, [], () => directory)!.apply(configured);
+  it('bundles at the first start and keeps that bundle once the worker runs; later starts take it', async () => {
+    const options = { taskQueue: 'q', plugins: [kept] } as WorkerOptions;
+    const first = kept.configureWorker(options);
+    expect(first.workflowBundle).toBeUndefined();
+    expect(first.workflowsPath).toMatch(/workflows/);
+    expect(first.bundlerOptions?.preloadModules).toEqual([...SHARED_WORKFLOW_MODULES]);
     emit(first, 'the bundled code');
-    const kept = KeptBundle.of(options, [], () => directory)!;
-    expect(kept.apply(configured).workflowBundle).toBeUndefined();
-    // Kept only once the worker runs: until then the SDK may still refuse the bundle.
+    // Not before the worker runs: until then the SDK may still refuse the bundle.
     expect(fs.readdirSync(directory)).toEqual([]);
-  });
+    await run(kept);
 
-  it('runs the kept bundle at a later start, with no bundler options or workflow modules for the SDK to ignore', () => {
-    const options = { taskQueue: 'q', plugins: [plugin] } as WorkerOptions;
-    const configured = plugin.configureWorker(options);
-    const first = KeptBundle.of(options, ['/telemetry.js'], () => directory)!;
-    emit(first.apply(configured), 'the bundled code');
-    first.keep();
-
-    const later = KeptBundle.of(options, ['/telemetry.js'], () => directory)!.apply({
-      ...configured,
-      interceptors: { workflowModules: ['/telemetry.js'] },
-    });
+    const later = kept.configureWorker(options);
     const codePath = (later.workflowBundle as { codePath: string }).codePath;
     expect(path.dirname(codePath)).toBe(directory);
     expect(fs.readFileSync(codePath, 'utf8')).toBe('the bundled code');
+    // Nothing for the SDK to ignore with a warning: the bundle has the workflows and their modules.
     expect(later).toMatchObject({ workflowsPath: undefined, bundlerOptions: undefined });
     expect(later.interceptors?.workflowModules).toBeUndefined();
-    // Telemetry's workflow modules are part of the bundle: a worker without them has a bundle of its own.
-    expect(KeptBundle.of(options, [], () => directory)!.apply(configured).workflowBundle).toBeUndefined();
+  });
+
+  it('keeps nothing in a folder other users could write to, nor with bundleCache: false', async () => {
+    fs.chmodSync(directory, 0o777);
+    const options = { taskQueue: 'q', plugins: [kept] } as WorkerOptions;
+    expect(kept.configureWorker(options).bundlerOptions?.webpackConfigHook).toBeUndefined();
+    await run(kept);
+    expect(fs.readdirSync(directory)).toEqual([]);
+    expect(KeptBundle.of(options, [], false)).toBeUndefined();
   });
 
   it.each<[string, Partial<WorkerOptions>]>([
@@ -107,10 +118,8 @@ describe("a plugin worker that runs the package's workflows alone", () => {
     ['a payload converter', { dataConverter: { payloadConverterPath: '/app/converter.js' } }],
     ['a plugin', { plugins: [plugin, { name: 'theirs' }] }],
   ])('bundles at every start for a worker with %s of the user’s own', (_what, own) => {
-    const options = { taskQueue: 'q', plugins: [plugin], ...own } as WorkerOptions;
-    expect(KeptBundle.of(options, [], () => directory)).toBeUndefined();
-    const configured = plugin.configureWorker(options);
-    expect(configured.workflowBundle).toBeUndefined();
-    expect(configured.bundlerOptions?.webpackConfigHook).toBeUndefined();
+    const options = kept.configureWorker({ taskQueue: 'q', plugins: [kept], ...own } as WorkerOptions);
+    expect(options.workflowBundle).toBeUndefined();
+    expect(options.bundlerOptions?.webpackConfigHook).toBeUndefined();
   });
 });
