@@ -288,4 +288,10 @@ describe('compactSchema', () => {
   it('sketches tool argument schemas on one line', () => {
     expect(compactSchema(toolInputSchema('shell'))).toBe('{"command": string, "timeout_ms"?: integer}');
   });
+
+  it('names many optional keys of one type once, and keeps a required key of that type', () => {
+    const text = { type: 'string' };
+    const schema = { type: 'object', properties: { id: text, a: text, b: text, c: text, d: text }, required: ['id'] };
+    expect(compactSchema(schema)).toBe('{"id": string, "<key>"?: string} with <key> one of a, b, c, d');
+  });
 });

@@ -13,28 +13,26 @@ export function compactSchema(schema: JsonSchema): string {
   if (schema.type === 'object' || schema.properties) {
     const properties = Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>);
     const required = new Set((schema.required ?? []) as string[]);
-    const sketches = properties.map(([, value]) => compactSchema(value));
-    const field = (key: string, sketch: string) => `"${key}"${required.has(key) ? '' : '?'}: ${sketch}`;
+    const fields = properties.map(([key, value]) => ({
+      key,
+      sketch: compactSchema(value),
+      optional: !required.has(key),
+    }));
+    const field = ({ key, sketch, optional }: (typeof fields)[number]) => `"${key}"${optional ? '?' : ''}: ${sketch}`;
     // Many optional keys of one type (update_scratchpad's sections) would repeat the type per key; name them once.
-    const shared = mostCommon(sketches.filter((_, index) => !required.has(properties[index]![0])));
-    const sharing = properties.filter(([key], index) => !required.has(key) && sketches[index] === shared);
-    if (sharing.length > 3) {
-      const others = properties.flatMap(([key], index) =>
-        sketches[index] === shared ? [] : [field(key, sketches[index]!)],
-      );
-      const keys = sharing.map(([key]) => key).join(', ');
-      return `{${[...others, `"<key>"?: ${shared}`].join(', ')}} with <key> one of ${keys}`;
+    const byType = new Map<string, string[]>();
+    for (const { key, sketch, optional } of fields) {
+      if (optional) byType.set(sketch, [...(byType.get(sketch) ?? []), key]);
     }
-    return `{${properties.map(([key], index) => field(key, sketches[index]!)).join(', ')}}`;
+    const [shared, keys = []] = [...byType].sort((a, b) => b[1].length - a[1].length)[0] ?? [];
+    if (keys.length > 3) {
+      const others = fields.filter(({ sketch, optional }) => !optional || sketch !== shared).map(field);
+      return `{${[...others, `"<key>"?: ${shared}`].join(', ')}} with <key> one of ${keys.join(', ')}`;
+    }
+    return `{${fields.map(field).join(', ')}}`;
   }
   if (Array.isArray(schema.type)) return schema.type.join(' | ');
   return typeof schema.type === 'string' ? schema.type : 'any';
-}
-
-function mostCommon(values: readonly string[]): string | undefined {
-  const counts = new Map<string, number>();
-  for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
-  return [...counts].sort((a, b) => b[1] - a[1])[0]?.[0];
 }
 
 function wrapUnion(sketch: string): string {
