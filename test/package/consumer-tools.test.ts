@@ -38,6 +38,8 @@ function pack(directory: string, destination: string): string {
 
 let folder: string;
 let app: string;
+/** The consumer's temporary directory, where its workers keep their workflow bundle. */
+let tmp: string;
 let env: TestWorkflowEnvironment;
 
 beforeAll(async () => {
@@ -50,6 +52,8 @@ beforeAll(async () => {
   const zod = pack(path.join(ROOT, 'node_modules/zod'), folder);
   app = path.join(folder, 'app');
   fs.mkdirSync(app);
+  tmp = path.join(folder, 'tmp');
+  fs.mkdirSync(tmp);
   // A worker's host: the package's dependencies and the worker's, its optional peer dependencies.
   const linked = [...Object.keys(manifest.dependencies), ...Object.keys(manifest.peerDependenciesMeta ?? {})].filter(
     (name) => name !== 'zod',
@@ -75,16 +79,9 @@ interface WorkerProcess {
 
 const workers: WorkerProcess[] = [];
 
-/** The consumer's temporary directory, where its workers keep their workflow bundle. */
-function tmp(): string {
-  const directory = path.join(folder, 'tmp');
-  fs.mkdirSync(directory, { recursive: true });
-  return directory;
-}
-
 /** The workflow bundles the consumer's workers keep, each with its inode: a bundle built again is a new file. */
 function keptBundles(): { name: string; inode: number }[] {
-  const cache = path.join(tmp(), `durable-scratchpad-bundles-${process.getuid?.() ?? 0}`);
+  const cache = path.join(tmp, `durable-scratchpad-bundles-${process.getuid?.() ?? 0}`);
   if (!fs.existsSync(cache)) return [];
   return fs
     .readdirSync(cache)
@@ -101,7 +98,7 @@ async function startWorker(taskQueue: string, runsDir: string): Promise<WorkerPr
       TEMPORAL_ADDRESS: testServerAddress(),
       TASK_QUEUE: taskQueue,
       RUNS_DIR: runsDir,
-      TMPDIR: tmp(),
+      TMPDIR: tmp,
     },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
