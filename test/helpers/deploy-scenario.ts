@@ -101,6 +101,7 @@ async function buildTwo(
     providers: { 'scripted:test': model },
     log: () => undefined,
     workerOptions: {
+      ...TEST_WORKER_THREAD,
       identity: `two-${process.pid}@${os.hostname()}`,
       workflowBundle: place.later,
       workflowsPath: undefined,

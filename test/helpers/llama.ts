@@ -15,7 +15,7 @@ import {
 } from '../../src/dev-server/llama-server';
 import { createWorker } from '../../src/workers/create-worker';
 import { uniqueId, uniqueTaskQueue } from './temporal';
-import { useWorkflowEnvironment } from './worker';
+import { TEST_WORKER_THREAD, useWorkflowEnvironment } from './worker';
 
 /*
  * The real-model tests (test/models/llama-*.test.ts): llama.cpp's llama-server with SmolLM2-135M-Instruct. They are
@@ -101,7 +101,12 @@ export function useLlamaServers<Name extends string>(
         connection: env.nativeConnection,
         observations: new MemoryObservationStore(),
         log: (line) => lines.push(line),
-        workerOptions: { workflowBundle: bundle, workflowsPath: undefined, bundlerOptions: undefined },
+        workerOptions: {
+          ...TEST_WORKER_THREAD,
+          workflowBundle: bundle,
+          workflowsPath: undefined,
+          bundlerOptions: undefined,
+        },
       });
       return { worker, taskQueue };
     },

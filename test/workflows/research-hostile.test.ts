@@ -14,7 +14,7 @@ import { ensureTemporalCli } from '../../src/dev-server/provision';
 import { workerSinks } from '../../src/workers/create-worker';
 import { testServerAddress, uniqueTaskQueue, waitFor } from '../helpers/temporal';
 import { workerToken } from '../helpers/research';
-import { useWorkflowEnvironment } from '../helpers/worker';
+import { TEST_WORKER_THREAD, useWorkflowEnvironment } from '../helpers/worker';
 import { WORKER_LIVENESS_OPTIONS } from '../../src/activities/heartbeat';
 
 jest.setTimeout(180_000);
@@ -56,6 +56,7 @@ describe('a research run under hostile messages', () => {
     client = new Client({ connection });
     taskQueue = uniqueTaskQueue('test-research-hostile');
     worker = await Worker.create({
+      ...TEST_WORKER_THREAD,
       connection: env.nativeConnection,
       namespace: env.namespace ?? 'default',
       taskQueue,
