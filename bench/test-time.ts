@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -90,6 +90,18 @@ interface Run {
   byClass: Record<string, number>;
 }
 
+/** The commit `ref` names now: later runs measure it even when a branch moves meanwhile. */
+function commitOf(root: string, ref: string): string {
+  try {
+    return execFileSync('git', ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], {
+      cwd: root,
+      encoding: 'utf8',
+    }).trim();
+  } catch {
+    throw new Error(`no commit ${ref} in ${root}\n${USAGE}`);
+  }
+}
+
 function exec(command: string, args: string[], cwd: string, log?: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const out = log ? fs.openSync(log, 'w') : 'ignore';
@@ -136,7 +148,11 @@ async function timedTest(folder: string, jestArgs: string[]): Promise<Run> {
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const root = path.resolve(__dirname, '..', '..');
-  const refs = options.base ? [options.base, options.ref] : [options.ref];
+  const commits = new Map(
+    (options.base ? [options.base, options.ref] : [options.ref]).map((ref) => [ref, commitOf(root, ref)]),
+  );
+  const refs = [...commits.keys()];
+  for (const [ref, commit] of commits) progress(`${ref}: ${commit}`);
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'test-time-'));
   const runs = new Map<string, Run[]>(refs.map((ref) => [ref, []]));
   try {
@@ -144,7 +160,7 @@ async function main(): Promise<void> {
       for (const ref of run % 2 === 0 ? [...refs].reverse() : refs) {
         const folder = path.join(work, `${ref.replace(/\W/g, '_')}-${run}`);
         progress(`${ref}, run ${run}/${options.runs}: cloning and installing (not timed)`);
-        await cleanClone(root, ref, folder);
+        await cleanClone(root, commits.get(ref)!, folder);
         progress(`${ref}, run ${run}/${options.runs}: npm test`);
         const result = await timedTest(folder, options.jestArgs);
         progress(`${ref}, run ${run}/${options.runs}: ${result.wallS.toFixed(1)} s, ${result.cpuS.toFixed(0)} core-s`);
