@@ -78,7 +78,7 @@ function processTimes(): Map<string, { cls: string; seconds: number }> {
   return times;
 }
 
-/** CPU seconds the whole machine has spent busy (user, nice, system, irq, softirq, steal excluded). */
+/** CPU seconds the whole machine has spent busy: user, nice, system, irq and softirq (not idle, iowait or steal). */
 function machineSeconds(): number {
   const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
   return (fields[0]! + fields[1]! + fields[2]! + fields[5]! + fields[6]!) / TICK;
@@ -102,13 +102,21 @@ function commitOf(root: string, ref: string): string {
   }
 }
 
+/** Runs `command`, its output to `log` (or nowhere); its exit code. */
 function exec(command: string, args: string[], cwd: string, log?: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const out = log ? fs.openSync(log, 'w') : 'ignore';
+  const out = log ? fs.openSync(log, 'w') : 'ignore';
+  return new Promise<number>((resolve, reject) => {
     const child = spawn(command, args, { cwd, stdio: ['ignore', out, out] });
     child.on('error', reject);
     child.on('exit', (code) => resolve(code ?? 1));
+  }).finally(() => {
+    if (typeof out === 'number') fs.closeSync(out);
   });
+}
+
+/** The end of a log, for an error: the clones and their logs are removed when the benchmark ends. */
+function tail(log: string): string {
+  return fs.readFileSync(log, 'utf8').split('\n').slice(-40).join('\n');
 }
 
 /** A clean clone of `ref` with its dependencies installed, in `folder`. */
@@ -117,7 +125,7 @@ async function cleanClone(root: string, ref: string, folder: string): Promise<vo
   if ((await exec('git', ['checkout', '-q', ref], folder)) !== 0) throw new Error(`no commit ${ref}`);
   const log = path.join(folder, '..', `${path.basename(folder)}-npm-ci.log`);
   if ((await exec('npm', ['ci', '--no-audit', '--no-fund'], folder, log)) !== 0)
-    throw new Error(`npm ci failed: ${log}`);
+    throw new Error(`npm ci failed:\n${tail(log)}`);
 }
 
 /** `npm test` in `folder`, timed, with the CPU of every class sampled once a second. */
@@ -138,7 +146,7 @@ async function timedTest(folder: string, jestArgs: string[]): Promise<Run> {
   const wallS = (performance.now() - start) / 1000;
   clearInterval(timer);
   sample();
-  if (code !== 0) throw new Error(`npm test failed (exit ${code}): ${log}`);
+  if (code !== 0) throw new Error(`npm test failed (exit ${code}):\n${tail(log)}`);
   const cpuS = machineSeconds() - cpu0;
   const counted = Object.entries(byClass).reduce((sum, [cls, s]) => sum + (cls === REST ? 0 : s), 0);
   byClass[REST] = cpuS - counted;

@@ -90,7 +90,10 @@ export function useLlamaServers<Name extends string>(
     return started;
   };
   return {
-    /** A worker of the project's own (createWorker) whose default model is `modelSpec`; its lines go to `lines`. */
+    /**
+     * A worker of the project's own (createWorker, on the test's thread) whose default model is `modelSpec`; its lines
+     * go to `lines`.
+     */
     async modelWorker(modelSpec: string, lines: string[] = []): Promise<{ worker: Worker; taskQueue: string }> {
       const { env, bundle, home } = place();
       const taskQueue = uniqueTaskQueue('llama');
