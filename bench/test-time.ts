@@ -102,30 +102,29 @@ function commitOf(root: string, ref: string): string {
   }
 }
 
-/** Runs `command`, its output to `log` (or nowhere); its exit code. */
-function exec(command: string, args: string[], cwd: string, log?: string): Promise<number> {
+/**
+ * Runs `command` to its end, its output to `log` when given; a failure rejects with the end of that log (the clones
+ * and their logs are removed when the benchmark ends).
+ */
+async function step(command: string, args: string[], cwd: string, log?: string): Promise<void> {
   const out = log ? fs.openSync(log, 'w') : 'ignore';
-  return new Promise<number>((resolve, reject) => {
+  const code = await new Promise<number>((resolve, reject) => {
     const child = spawn(command, args, { cwd, stdio: ['ignore', out, out] });
     child.on('error', reject);
-    child.on('exit', (code) => resolve(code ?? 1));
+    child.on('exit', (exit) => resolve(exit ?? 1));
   }).finally(() => {
     if (typeof out === 'number') fs.closeSync(out);
   });
+  if (code === 0) return;
+  const end = log ? `:\n${fs.readFileSync(log, 'utf8').split('\n').slice(-40).join('\n')}` : '';
+  throw new Error(`${command} ${args[0]} failed (exit ${code})${end}`);
 }
 
-/** The end of a log, for an error: the clones and their logs are removed when the benchmark ends. */
-function tail(log: string): string {
-  return fs.readFileSync(log, 'utf8').split('\n').slice(-40).join('\n');
-}
-
-/** A clean clone of `ref` with its dependencies installed, in `folder`. */
-async function cleanClone(root: string, ref: string, folder: string): Promise<void> {
-  if ((await exec('git', ['clone', '-q', root, folder], root)) !== 0) throw new Error(`git clone of ${root} failed`);
-  if ((await exec('git', ['checkout', '-q', ref], folder)) !== 0) throw new Error(`no commit ${ref}`);
-  const log = path.join(folder, '..', `${path.basename(folder)}-npm-ci.log`);
-  if ((await exec('npm', ['ci', '--no-audit', '--no-fund'], folder, log)) !== 0)
-    throw new Error(`npm ci failed:\n${tail(log)}`);
+/** A clean clone of `commit` with its dependencies installed, in `folder`. */
+async function cleanClone(root: string, commit: string, folder: string): Promise<void> {
+  await step('git', ['clone', '-q', root, folder], root);
+  await step('git', ['checkout', '-q', commit], folder);
+  await step('npm', ['ci', '--no-audit', '--no-fund'], folder, `${folder}-npm-ci.log`);
 }
 
 /** `npm test` in `folder`, timed, with the CPU of every class sampled once a second. */
@@ -141,12 +140,13 @@ async function timedTest(folder: string, jestArgs: string[]): Promise<Run> {
   const timer = setInterval(sample, 1000);
   const cpu0 = machineSeconds();
   const start = performance.now();
-  const log = path.join(folder, '..', `${path.basename(folder)}-test.log`);
-  const code = await exec('npm', ['test', '--', ...jestArgs], folder, log);
+  try {
+    await step('npm', ['test', '--', ...jestArgs], folder, `${folder}-test.log`);
+  } finally {
+    clearInterval(timer);
+  }
   const wallS = (performance.now() - start) / 1000;
-  clearInterval(timer);
   sample();
-  if (code !== 0) throw new Error(`npm test failed (exit ${code}):\n${tail(log)}`);
   const cpuS = machineSeconds() - cpu0;
   const counted = Object.entries(byClass).reduce((sum, [cls, s]) => sum + (cls === REST ? 0 : s), 0);
   byClass[REST] = cpuS - counted;
@@ -179,17 +179,16 @@ async function main(): Promise<void> {
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }
-  const classes = [...CLASSES.map(([name]) => name), REST];
+  const medianOf = (ref: string, pick: (run: Run) => number) => median(runs.get(ref)!.map(pick));
   const rows = [['', ...refs.map((ref) => `${ref} (median of ${options.runs})`)]];
-  rows.push(['npm test, wall s', ...refs.map((ref) => median(runs.get(ref)!.map((r) => r.wallS)).toFixed(1))]);
-  rows.push(['machine CPU, core-s', ...refs.map((ref) => median(runs.get(ref)!.map((r) => r.cpuS)).toFixed(0))]);
-  for (const cls of classes) {
-    rows.push([`  ${cls}`, ...refs.map((ref) => median(runs.get(ref)!.map((r) => r.byClass[cls] ?? 0)).toFixed(0))]);
+  rows.push(['npm test, wall s', ...refs.map((ref) => medianOf(ref, (r) => r.wallS).toFixed(1))]);
+  rows.push(['machine CPU, core-s', ...refs.map((ref) => medianOf(ref, (r) => r.cpuS).toFixed(0))]);
+  for (const cls of [...CLASSES.map(([name]) => name), REST]) {
+    rows.push([`  ${cls}`, ...refs.map((ref) => medianOf(ref, (r) => r.byClass[cls] ?? 0).toFixed(0))]);
   }
   console.log(table(rows));
   if (options.base) {
-    const ratio =
-      median(runs.get(options.ref)!.map((r) => r.wallS)) / median(runs.get(options.base)!.map((r) => r.wallS));
+    const ratio = medianOf(options.ref, (r) => r.wallS) / medianOf(options.base, (r) => r.wallS);
     console.log(`\n${options.ref} / ${options.base}, wall: ${ratio.toFixed(3)}×`);
   }
   console.log(`goal: npm test in at most 360 s on the 2-core machine`);
