@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { startDevServer } from '../src/dev-server/dev-server';
 import { ensureTemporalCli } from '../src/dev-server/provision';
 import './helpers/dev-server-handle';
+import { watchServer } from './helpers/server-watch';
 import { bundleForRun } from './helpers/workflow-bundle';
 
 const TEST_SERVER_SETTINGS = {
@@ -33,9 +34,11 @@ export default async function globalSetup(): Promise<void> {
   const cliPath = await ensureTemporalCli({ log });
   // The state need not outlive a crash: a write-ahead log synced only at checkpoints instead of a sync on every commit,
   // which on the shared disk of a full run made each workflow task wait (a scripted cycle took 185-450 ms, now ~100).
+  const logFile = path.join(directory, 'temporal.log');
   const server = await startDevServer({
     cliPath,
     dbFile: path.join(directory, 'temporal.db'),
+    logFile,
     sqlitePragmas: { journal_mode: 'WAL', synchronous: 'NORMAL' },
     // A run makes thousands of task queues (one per test, and a sticky one per worker). The server keeps each loaded
     // for minutes after its last poll, writing each partition's state every minute and reporting metrics of each:
@@ -45,7 +48,8 @@ export default async function globalSetup(): Promise<void> {
     ui: true,
     log,
   });
-  globalThis.scratchpadTestServer = { server, directory };
+  const watch = await watchServer(server.address, 'default', logFile);
+  globalThis.scratchpadTestServer = { server, watch, directory };
   process.env.TEMPORAL_TEST_ADDRESS = server.address;
   if (server.uiUrl) process.env.TEMPORAL_TEST_UI_URL = server.uiUrl;
   await bundled;

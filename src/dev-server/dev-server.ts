@@ -31,6 +31,7 @@ export interface DevServerOptions {
   log?: (line: string) => void;
   /** Keep running after this process exits; output goes to `logFile`. */
   detached?: boolean;
+  /** Where the server's output goes, appended; an attached server keeps only its last lines in memory without one. */
   logFile?: string;
   /** Written with the server's pid once it is spawned, removed by `stop()`. */
   pidFile?: string;
@@ -98,8 +99,14 @@ function spawnServer(cli: string, args: string[], options: DevServerOptions, tai
   };
   if (!options.detached) {
     const child = spawn(cli, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout?.on('data', record);
-    child.stderr?.on('data', record);
+    const file = options.logFile ? fs.createWriteStream(options.logFile, { flags: 'a' }) : undefined;
+    for (const stream of [child.stdout, child.stderr]) {
+      stream?.on('data', (chunk: Buffer) => {
+        record(chunk);
+        file?.write(chunk);
+      });
+    }
+    child.once('close', () => file?.end());
     return child;
   }
   const output = options.logFile ? fs.openSync(options.logFile, 'a') : 'ignore';
