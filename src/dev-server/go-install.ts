@@ -1,9 +1,24 @@
 import { execFile, spawn } from 'node:child_process';
+import * as path from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
+import { packageRoot } from '../config/paths';
 
 /** The Temporal CLI release built from source when no binary can be had otherwise. */
 export const TEMPORAL_CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal@v1.5.1';
+
+/**
+ * What the built CLI is: the release above with a newer SQLite driver than the one it pins (modernc.org/sqlite
+ * v1.34.1). That driver, when a call's deadline passed just as its query returned a first row, dropped the row cursor
+ * without closing it; the connection's interrupt then stayed set for every later statement, and the dev server, which
+ * runs all of its persistence on one connection, answered every call with "interrupted (9)" until restarted.
+ */
+export const TEMPORAL_CLI_BUILD = `${TEMPORAL_CLI_MODULE} with modernc.org/sqlite v1.57.0`;
+
+/** The Go module that pins {@link TEMPORAL_CLI_BUILD}'s dependencies (go.mod and go.sum), shipped with the package. */
+export function temporalCliBuildModule(): string {
+  return path.join(packageRoot(), 'deploy', 'temporal-cli');
+}
 
 /** The oldest Go release that builds {@link TEMPORAL_CLI_MODULE}. */
 export const MINIMUM_GO = { major: 1, minor: 25 };
@@ -27,26 +42,36 @@ export function isGoRecentEnough(version: { major: number; minor: number }): boo
   return version.major > MINIMUM_GO.major || (version.major === MINIMUM_GO.major && version.minor >= MINIMUM_GO.minor);
 }
 
-/** Builds the CLI with `go install` into `binDirectory`, streaming go's output and a heartbeat to `log`. */
-export function goInstallTemporalCli(
-  binDirectory: string,
-  env: NodeJS.ProcessEnv,
-  log: (line: string) => void,
-): Promise<void> {
-  return goInstall([TEMPORAL_CLI_MODULE], binDirectory, env, log);
+/** Builds {@link TEMPORAL_CLI_BUILD} into `binary`, streaming go's output and a heartbeat to `log`. */
+export function goBuildTemporalCli(binary: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<void> {
+  const [pkg, version] = TEMPORAL_CLI_MODULE.split('@') as [string, string];
+  // `temporal --version` names the release, as the official build's does, rather than 0.0.0-DEV.
+  const ldflags = `-X github.com/temporalio/cli/temporalcli.Version=${version.replace(/^v/, '')}`;
+  const command = ['build', '-trimpath', `-ldflags=${ldflags}`, '-o', binary, pkg];
+  // Go builds a module read-only: the shipped go.sum holds every dependency's hash, so what it fetches is verified.
+  return runGo(command, { cwd: temporalCliBuildModule(), env }, log);
 }
 
 /** `go install` of `modules` (path@version) into `binDirectory`, streaming go's output and a heartbeat to `log`. */
-export async function goInstall(
+export function goInstall(
   modules: string[],
   binDirectory: string,
   env: NodeJS.ProcessEnv,
   log: (line: string) => void,
 ): Promise<void> {
+  return runGo(['install', ...modules], { env: { ...env, GOBIN: binDirectory } }, log);
+}
+
+async function runGo(
+  args: string[],
+  options: { cwd?: string; env: NodeJS.ProcessEnv },
+  log: (line: string) => void,
+): Promise<void> {
   const started = Date.now();
-  const child = spawn('go', ['install', ...modules], {
+  const child = spawn('go', args, {
+    cwd: options.cwd,
     // CGO off: a static binary that needs no C toolchain and runs on any Linux of the same arch.
-    env: { ...env, CGO_ENABLED: '0', GOBIN: binDirectory },
+    env: { ...options.env, CGO_ENABLED: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const tail: string[] = [];
@@ -58,7 +83,7 @@ export async function goInstall(
     });
   }
   const heartbeat = setInterval(
-    () => log(`go install still running (${Math.round((Date.now() - started) / 1000)} s)`),
+    () => log(`go ${args[0]} still running (${Math.round((Date.now() - started) / 1000)} s)`),
     30_000,
   );
   try {
@@ -66,9 +91,9 @@ export async function goInstall(
       child.on('error', reject);
       child.on('close', resolve);
     });
-    if (code !== 0) throw new Error(`go install exited with code ${code}: ${tail.slice(-5).join(' | ')}`);
+    if (code !== 0) throw new Error(`go ${args[0]} exited with code ${code}: ${tail.slice(-5).join(' | ')}`);
   } finally {
     clearInterval(heartbeat);
   }
-  log(`go install finished in ${Math.round((Date.now() - started) / 1000)} s`);
+  log(`go ${args[0]} finished in ${Math.round((Date.now() - started) / 1000)} s`);
 }

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { describeFetchError, downloadTemporalCli, officialDownloadUrl } from './cli-download';
 import { withFileLock } from './file-lock';
-import { goInstallTemporalCli, goVersion, isGoRecentEnough, MINIMUM_GO, TEMPORAL_CLI_MODULE } from './go-install';
+import { goBuildTemporalCli, goVersion, isGoRecentEnough, MINIMUM_GO, TEMPORAL_CLI_BUILD } from './go-install';
 import { errorMessage } from '../common/error-message';
 
 /** Options of {@link ensureTemporalCli}; `env`, `downloadUrl` and `allowGoInstall` exist for tests. */
@@ -21,6 +21,7 @@ interface Context {
   log: (line: string) => void;
   env: NodeJS.ProcessEnv;
   cachedBinary: string;
+  downloadUrl: string | null | undefined;
   failures: string[];
 }
 
@@ -93,12 +94,39 @@ async function fromPath(context: Context): Promise<string | undefined> {
   return skip(context, 'PATH: no temporal on PATH');
 }
 
+/** Beside the cached binary: how it was made, so a copy made another way (an older build recipe) is made again. */
+function originFile(context: Context): string {
+  return `${context.cachedBinary}.origin`;
+}
+
+function downloadOrigin(url: string): string {
+  return `download ${url}`;
+}
+
 async function fromCache(context: Context): Promise<string | undefined> {
   if (!(await fileExists(context.cachedBinary))) return skip(context, `cache: no copy at ${context.cachedBinary}`);
+  const origin = (await fs.readFile(originFile(context), 'utf8').catch(() => '')).trim();
+  const current = [
+    `build ${TEMPORAL_CLI_BUILD}`,
+    ...(context.downloadUrl ? [downloadOrigin(context.downloadUrl)] : []),
+  ];
+  if (!current.includes(origin)) {
+    return skip(
+      context,
+      `cache: the copy at ${context.cachedBinary} is ${origin ? `from ${origin}` : 'of unknown origin'}`,
+    );
+  }
   return accept(context, 'cache', context.cachedBinary);
 }
 
-async function fromDownload(context: Context, url: string | null | undefined): Promise<string | undefined> {
+async function keep(context: Context, step: string, origin: string): Promise<string | undefined> {
+  const binary = await accept(context, step, context.cachedBinary);
+  if (binary) await fs.writeFile(originFile(context), `${origin}\n`);
+  return binary;
+}
+
+async function fromDownload(context: Context): Promise<string | undefined> {
+  const url = context.downloadUrl;
   if (!url) return skip(context, `download: no official build for ${process.platform}/${process.arch}`);
   context.log(`downloading the Temporal CLI from ${url}`);
   try {
@@ -106,53 +134,62 @@ async function fromDownload(context: Context, url: string | null | undefined): P
   } catch (error) {
     return skip(context, `download: ${describeFetchError(error)}`);
   }
-  return accept(context, 'download', context.cachedBinary);
+  return keep(context, 'download', downloadOrigin(url));
 }
 
-async function fromGoInstall(context: Context): Promise<string | undefined> {
+async function fromGoBuild(context: Context): Promise<string | undefined> {
   const go = await goVersion(context.env);
-  if (!go) return skip(context, `go install: no Go toolchain on PATH (needs ${MINIMUM_GO_TEXT})`);
-  if (!isGoRecentEnough(go)) return skip(context, `go install: ${go.text} is older than ${MINIMUM_GO_TEXT}`);
-  context.log(`building ${TEMPORAL_CLI_MODULE} with ${go.text} into ${path.dirname(context.cachedBinary)}`);
+  if (!go) return skip(context, `go build: no Go toolchain on PATH (needs ${MINIMUM_GO_TEXT})`);
+  if (!isGoRecentEnough(go)) return skip(context, `go build: ${go.text} is older than ${MINIMUM_GO_TEXT}`);
+  context.log(`building ${TEMPORAL_CLI_BUILD} with ${go.text} into ${context.cachedBinary}`);
   context.log('this takes several minutes the first time (later runs use the cached binary)');
   try {
-    await goInstallTemporalCli(path.dirname(context.cachedBinary), context.env, context.log);
+    await goBuildTemporalCli(context.cachedBinary, context.env, context.log);
   } catch (error) {
-    return skip(context, `go install: ${errorMessage(error)}`);
+    return skip(context, `go build: ${errorMessage(error)}`);
   }
-  return accept(context, 'go install', context.cachedBinary);
+  return keep(context, 'go build', `build ${TEMPORAL_CLI_BUILD}`);
+}
+
+/** A cached copy made another way still beats no CLI at all, when nothing newer could be had. */
+async function fromStaleCache(context: Context): Promise<string | undefined> {
+  if (!(await fileExists(context.cachedBinary))) return undefined;
+  context.log(`no newer copy could be had: using the one at ${context.cachedBinary} as it is`);
+  return accept(context, 'cache', context.cachedBinary);
 }
 
 function noCliError(failures: string[]): Error {
   return new Error(
     'No working Temporal CLI could be found or provisioned. Tried:\n' +
-      failures.map((failure) => `  - ${failure}`).join('\n') +
+      [...new Set(failures)].map((failure) => `  - ${failure}`).join('\n') +
       '\nDo one of:\n' +
       '  - install the Temporal CLI (`temporal`) on PATH\n' +
       '  - set TEMPORAL_CLI_PATH=/path/to/temporal\n' +
       '  - connect to the internet, so the official build can be downloaded\n' +
-      `  - install ${MINIMUM_GO_TEXT}, so it can be built with go install (takes a few minutes once)`,
+      `  - install ${MINIMUM_GO_TEXT}, so it can be built with go build (takes a few minutes once)`,
   );
 }
 
 /**
  * Path of a working `temporal` binary: `TEMPORAL_CLI_PATH`, then PATH, then the cache, then the official download,
- * then `go install`; each candidate is checked with `--version`. A lock keeps concurrent processes from both building.
+ * then a build with Go ({@link TEMPORAL_CLI_BUILD}), then a cached copy made another way; each candidate is checked
+ * with `--version`. A lock keeps concurrent processes from both building.
  */
 export async function ensureTemporalCli(options: ProvisionOptions = {}): Promise<string> {
   const env = options.env ?? process.env;
   const cachedBinary = path.join(cliCacheDir(env), EXECUTABLE);
-  const context: Context = { log: options.log ?? logToStderr, env, cachedBinary, failures: [] };
+  const downloadUrl = options.downloadUrl === undefined ? officialDownloadUrl() : options.downloadUrl;
+  const context: Context = { log: options.log ?? logToStderr, env, cachedBinary, downloadUrl, failures: [] };
   const found = (await fromEnvVar(context)) ?? (await fromPath(context)) ?? (await fromCache(context));
   if (found) return found;
   await fs.mkdir(path.dirname(cachedBinary), { recursive: true });
   return withFileLock(`${cachedBinary}.lock`, context.log, async () => {
-    const downloadUrl = options.downloadUrl === undefined ? officialDownloadUrl() : options.downloadUrl;
     // Another process may have filled the cache while we waited for the lock.
     const provisioned =
-      ((await fileExists(cachedBinary)) ? await accept(context, 'cache', cachedBinary) : undefined) ??
-      (await fromDownload(context, downloadUrl)) ??
-      (options.allowGoInstall === false ? skip(context, 'go install: disabled') : await fromGoInstall(context));
+      (await fromCache(context)) ??
+      (await fromDownload(context)) ??
+      (options.allowGoInstall === false ? skip(context, 'go build: disabled') : await fromGoBuild(context)) ??
+      (await fromStaleCache(context));
     if (!provisioned) throw noCliError(context.failures);
     return provisioned;
   });

@@ -7,6 +7,7 @@ import { msToTs } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
 import { isServerAnswering } from '../../src/dev-server/dev-server';
 import { freePort } from '../../src/dev-server/free-port';
+import { TEMPORAL_CLI_BUILD } from '../../src/dev-server/go-install';
 import { ensureTemporalCli } from '../../src/dev-server/provision';
 import { registerSearchAttributes } from '../../src/clients/register-search-attributes';
 import { SEARCH_ATTRIBUTES } from '../../src/common/search-attributes';
@@ -95,13 +96,31 @@ describe('ensureTemporalCli', () => {
 
   test('falls through from a bogus TEMPORAL_CLI_PATH and an empty PATH to the cache', async () => {
     const cacheHome = path.join(directory, 'cache-home');
-    await makeDirectory('cache-home/durable-scratchpad/bin', true);
+    const bin = await makeDirectory('cache-home/durable-scratchpad/bin', true);
+    await fs.writeFile(path.join(bin, 'temporal.origin'), `build ${TEMPORAL_CLI_BUILD}\n`);
     const env = {
       TEMPORAL_CLI_PATH: await bogusFile(),
       PATH: await makeDirectory('empty-bin', false),
       XDG_CACHE_HOME: cacheHome,
     };
-    expect(await ensureTemporalCli({ env, log })).toBe(path.join(cacheHome, 'durable-scratchpad', 'bin', 'temporal'));
+    expect(await ensureTemporalCli({ env, log })).toBe(path.join(bin, 'temporal'));
+  });
+
+  test('makes a cached copy made another way again, and uses it as it is only when nothing newer can be had', async () => {
+    const cacheHome = path.join(directory, 'stale-cache-home');
+    const bin = await makeDirectory('stale-cache-home/durable-scratchpad/bin', true);
+    const env = { PATH: await makeDirectory('empty-bin', false), XDG_CACHE_HOME: cacheHome };
+    // No download and no Go: what would have replaced the copy is out of reach.
+    const options = { env, log, downloadUrl: null, allowGoInstall: false };
+    expect(await ensureTemporalCli(options)).toBe(path.join(bin, 'temporal'));
+    expect(lines.join('\n')).toMatch(/cache: the copy at .* is of unknown origin[\s\S]*go build: disabled/);
+    expect(lines.at(-2)).toMatch(/no newer copy could be had: using the one at .*temporal as it is/);
+    lines.splice(0);
+    await fs.writeFile(path.join(bin, 'temporal.origin'), 'build github.com/temporalio/cli/cmd/temporal@v1.5.1\n');
+    expect(await ensureTemporalCli(options)).toBe(path.join(bin, 'temporal'));
+    expect(lines.join('\n')).toMatch(
+      /cache: the copy at .* is from build github.com\/temporalio\/cli\/cmd\/temporal@v1.5.1\n/,
+    );
   });
 
   test('names every option when nothing works', async () => {
@@ -114,6 +133,6 @@ describe('ensureTemporalCli', () => {
     const failure = ensureTemporalCli({ env, log, downloadUrl });
     await expect(failure).rejects.toThrow(/on PATH[\s\S]*TEMPORAL_CLI_PATH[\s\S]*internet[\s\S]*Go >= 1\.25/);
     await expect(failure).rejects.toThrow(/download: fetch failed \(ECONNREFUSED\)/);
-    await expect(failure).rejects.toThrow(/go install: no Go toolchain on PATH/);
+    await expect(failure).rejects.toThrow(/go build: no Go toolchain on PATH/);
   });
 });

@@ -56,7 +56,7 @@ afterAll(() => {
 const inApp = (script: string): string => run('node', ['-e', script], app);
 
 describe('the packed package', () => {
-  it('holds dist/src, bin, README and examples, and no tests or sources', () => {
+  it('holds dist/src, bin, README, examples and the Temporal CLI build module, and no tests or sources', () => {
     for (const file of [
       'dist/src/client.js',
       'dist/src/client.d.ts',
@@ -66,6 +66,8 @@ describe('the packed package', () => {
       'bin/scratchpad.js',
       'README.md',
       'examples/embed-in-your-worker.ts',
+      'deploy/temporal-cli/go.mod',
+      'deploy/temporal-cli/go.sum',
     ]) {
       expect(files).toContain(file);
     }
