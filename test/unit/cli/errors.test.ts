@@ -29,4 +29,16 @@ describe('errors as the CLI prints them', () => {
     expect(EXIT.incomplete).toBe(6);
     expect(new Set(Object.values(EXIT)).size).toBe(Object.keys(EXIT).length);
   });
+
+  it('a dev server stuck on its SQLite interrupt is named, with how to get out of it', async () => {
+    const grpc = Object.assign(
+      new Error('14 UNAVAILABLE: GetCurrentExecution operation failed. Error: interrupted (9)'),
+      {
+        code: 14,
+      },
+    );
+    const { text } = await reportError(new Error('Failed to describe workflow', { cause: grpc }), false);
+    expect(text).toMatch(/^scratchpad: the Temporal server's database answers every call with "interrupted \(9\)"/);
+    expect(text).toContain('restart it (`scratchpad down`, then `scratchpad up`');
+  });
 });
