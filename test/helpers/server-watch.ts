@@ -3,7 +3,7 @@ import { Connection } from '@temporalio/client';
 
 /** How the shared dev server answered a probe every few seconds through the run. */
 export interface ServerWatch {
-  /** Probes the server did not answer within 10 s. */
+  /** Probes the server failed or did not answer within 10 s. */
   failed(): number;
   /** One line of figures, and when the server failed probes, since when and the end of its log. */
   report(): string;
@@ -23,7 +23,7 @@ export async function watchServer(address: string, namespace: string, logFile: s
   const started = Date.now();
   const latencies: number[] = [];
   const failures: { at: number; message: string }[] = [];
-  let probing: Promise<void> = Promise.resolve();
+  let probing: Promise<void> | undefined;
   const probe = async () => {
     const at = Date.now();
     try {
@@ -33,10 +33,13 @@ export async function watchServer(address: string, namespace: string, logFile: s
       latencies.push(Date.now() - at);
     } catch (error) {
       failures.push({ at: at - started, message: error instanceof Error ? error.message : String(error) });
+    } finally {
+      probing = undefined;
     }
   };
+  // A probe still waiting on a slow server skips the next tick rather than queueing behind it.
   const timer = setInterval(() => {
-    probing = probing.then(probe);
+    probing ??= probe();
   }, INTERVAL_MS);
   timer.unref();
 
@@ -45,9 +48,10 @@ export async function watchServer(address: string, namespace: string, logFile: s
     report() {
       const sorted = [...latencies].sort((a, b) => a - b);
       const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
-      const line =
-        `dev server: ${latencies.length + failures.length} probes, ${failures.length} failed; ` +
-        `answered in ${at(0.5)} ms median, ${at(0.99)} ms p99, ${sorted.at(-1) ?? 0} ms at most`;
+      const answered = sorted.length
+        ? `answered in ${at(0.5)} ms median, ${at(0.99)} ms p99, ${sorted.at(-1)} ms at most`
+        : 'none answered';
+      const line = `dev server: ${latencies.length + failures.length} probes, ${failures.length} failed; ${answered}`;
       if (failures.length === 0) return line;
       const first = failures[0]!;
       const last = failures.at(-1)!;
