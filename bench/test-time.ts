@@ -160,6 +160,9 @@ async function main(): Promise<void> {
     (options.base ? [options.base, options.ref] : [options.ref]).map((ref) => [ref, commitOf(root, ref)]),
   );
   const refs = [...commits.keys()];
+  if (options.base && commits.get(options.base) === commits.get(options.ref)) {
+    throw new Error(`--base ${options.base} and --ref ${options.ref} are one commit: nothing to compare\n${USAGE}`);
+  }
   for (const [ref, commit] of commits) progress(`${ref}: ${commit}`);
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'test-time-'));
   const runs = new Map<string, Run[]>(refs.map((ref) => [ref, []]));
