@@ -1,4 +1,4 @@
-/** The fault suite (npm run test:faults): processes killed with SIGKILL; slow, so not part of `npm test`. */
+/** The fault suite (npm run test:faults): processes killed with SIGKILL, calls cut mid-query; slow, so not part of `npm test`. */
 const base = require('./jest.config');
 
 module.exports = {

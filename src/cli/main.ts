@@ -6,6 +6,7 @@ import { commandScope } from './command-scope';
 import { ConfigError } from '../config/errors';
 import { environmentHelp } from './environment-help';
 import { CliError, EXIT, isVerbose, setVerbose } from './errors';
+import { isStuckDevServer, STUCK_DEV_SERVER_HINT } from './server-errors';
 import { AGENT_COMMANDS } from './groups/agent';
 import type { CommandEntry } from './groups/command-group';
 import { CYCLE_COMMANDS } from './groups/cycles';
@@ -132,15 +133,6 @@ export function buildProgram(setExitCode: SetExitCode): Command {
 const GRPC_NOT_FOUND = 5;
 const GRPC_UNAVAILABLE = 14;
 
-/**
- * SQLite's "interrupted (9)" from the server: the dev server of the Temporal CLI v1.5.1 (and older) answers every call
- * so, once one call was cancelled at the wrong moment, until it is restarted (see src/dev-server/go-install.ts).
- */
-const STUCK_DEV_SERVER =
-  'the Temporal server\'s database answers every call with "interrupted (9)": a dev server of the Temporal CLI v1.5.1 ' +
-  'or older stays so after a cancelled call; restart it (`scratchpad down`, then `scratchpad up`, if scratchpad ' +
-  'started it; the CLI scratchpad builds has the fix)';
-
 /** A one-line message for errors a user causes (a missing workflow, an unreachable server), without a stack. */
 async function knownError(error: unknown): Promise<string | undefined> {
   // Imported here to keep it out of start-up; a command that failed this way has loaded it already.
@@ -154,7 +146,7 @@ async function knownError(error: unknown): Promise<string | undefined> {
   const { workerDependencyProblem } = await import('../config/worker-dependencies');
   const missing = workerDependencyProblem(error);
   if (missing) return missing;
-  if (/\binterrupted \(9\)/.test(oneLine(error))) return STUCK_DEV_SERVER;
+  if (isStuckDevServer(error)) return `${oneLine(error)}\n${STUCK_DEV_SERVER_HINT}`;
   const grpc = error as { code?: unknown; details?: unknown };
   if (grpc && grpc.code === GRPC_NOT_FOUND) return `not found: ${String(grpc.details ?? '')}`;
   if (grpc && grpc.code === GRPC_UNAVAILABLE)

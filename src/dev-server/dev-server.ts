@@ -99,7 +99,12 @@ function spawnServer(cli: string, args: string[], options: DevServerOptions, tai
   };
   if (!options.detached) {
     const child = spawn(cli, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    const file = options.logFile ? fs.createWriteStream(options.logFile, { flags: 'a' }) : undefined;
+    let file = options.logFile ? fs.createWriteStream(options.logFile, { flags: 'a' }) : undefined;
+    // A log that cannot be written (a full disk) must not end the process that runs the server: it stops being written.
+    file?.on('error', (error) => {
+      file = undefined;
+      (options.log ?? logToStderr)(`the server's log ${options.logFile} is no longer written: ${error.message}`);
+    });
     for (const stream of [child.stdout, child.stderr]) {
       stream?.on('data', (chunk: Buffer) => {
         record(chunk);

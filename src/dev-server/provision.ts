@@ -5,16 +5,24 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { describeFetchError, downloadTemporalCli, officialDownloadUrl } from './cli-download';
 import { withFileLock } from './file-lock';
-import { goBuildTemporalCli, goVersion, isGoRecentEnough, MINIMUM_GO, TEMPORAL_CLI_BUILD } from './go-install';
+import {
+  goBuildTemporalCli,
+  goVersion,
+  isGoRecentEnough,
+  MINIMUM_GO,
+  TEMPORAL_CLI_BUILD,
+  temporalCliBuildModule,
+  temporalCliBuildOrigin,
+} from './go-install';
 import { errorMessage } from '../common/error-message';
 
-/** Options of {@link ensureTemporalCli}; `env`, `downloadUrl` and `allowGoInstall` exist for tests. */
+/** Options of {@link ensureTemporalCli}; `env`, `downloadUrl` and `allowGoBuild` exist for tests. */
 export interface ProvisionOptions {
   log?: (line: string) => void;
   env?: NodeJS.ProcessEnv;
   /** Archive to download; defaults to the official one for this platform, `null` skips the step. */
   downloadUrl?: string | null;
-  allowGoInstall?: boolean;
+  allowGoBuild?: boolean;
 }
 
 interface Context {
@@ -106,10 +114,7 @@ function downloadOrigin(url: string): string {
 async function fromCache(context: Context): Promise<string | undefined> {
   if (!(await fileExists(context.cachedBinary))) return skip(context, `cache: no copy at ${context.cachedBinary}`);
   const origin = (await fs.readFile(originFile(context), 'utf8').catch(() => '')).trim();
-  const current = [
-    `build ${TEMPORAL_CLI_BUILD}`,
-    ...(context.downloadUrl ? [downloadOrigin(context.downloadUrl)] : []),
-  ];
+  const current = [temporalCliBuildOrigin(), ...(context.downloadUrl ? [downloadOrigin(context.downloadUrl)] : [])];
   if (!current.includes(origin)) {
     return skip(
       context,
@@ -141,14 +146,17 @@ async function fromGoBuild(context: Context): Promise<string | undefined> {
   const go = await goVersion(context.env);
   if (!go) return skip(context, `go build: no Go toolchain on PATH (needs ${MINIMUM_GO_TEXT})`);
   if (!isGoRecentEnough(go)) return skip(context, `go build: ${go.text} is older than ${MINIMUM_GO_TEXT}`);
-  context.log(`building ${TEMPORAL_CLI_BUILD} with ${go.text} into ${context.cachedBinary}`);
+  if (!(await fileExists(path.join(temporalCliBuildModule(), 'go.mod')))) {
+    return skip(context, `go build: no build module at ${temporalCliBuildModule()} (an incomplete install?)`);
+  }
+  context.log(`building ${TEMPORAL_CLI_BUILD} (${go.text}) into ${context.cachedBinary}`);
   context.log('this takes several minutes the first time (later runs use the cached binary)');
   try {
     await goBuildTemporalCli(context.cachedBinary, context.env, context.log);
   } catch (error) {
     return skip(context, `go build: ${errorMessage(error)}`);
   }
-  return keep(context, 'go build', `build ${TEMPORAL_CLI_BUILD}`);
+  return keep(context, 'go build', temporalCliBuildOrigin());
 }
 
 /** A cached copy made another way still beats no CLI at all, when nothing newer could be had. */
@@ -188,7 +196,7 @@ export async function ensureTemporalCli(options: ProvisionOptions = {}): Promise
     const provisioned =
       (await fromCache(context)) ??
       (await fromDownload(context)) ??
-      (options.allowGoInstall === false ? skip(context, 'go build: disabled') : await fromGoBuild(context)) ??
+      (options.allowGoBuild === false ? skip(context, 'go build: disabled') : await fromGoBuild(context)) ??
       (await fromStaleCache(context));
     if (!provisioned) throw noCliError(context.failures);
     return provisioned;

@@ -7,7 +7,7 @@ import { msToTs } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
 import { isServerAnswering } from '../../src/dev-server/dev-server';
 import { freePort } from '../../src/dev-server/free-port';
-import { TEMPORAL_CLI_BUILD } from '../../src/dev-server/go-install';
+import { temporalCliBuildOrigin } from '../../src/dev-server/go-install';
 import { ensureTemporalCli } from '../../src/dev-server/provision';
 import { registerSearchAttributes } from '../../src/clients/register-search-attributes';
 import { SEARCH_ATTRIBUTES } from '../../src/common/search-attributes';
@@ -97,7 +97,7 @@ describe('ensureTemporalCli', () => {
   test('falls through from a bogus TEMPORAL_CLI_PATH and an empty PATH to the cache', async () => {
     const cacheHome = path.join(directory, 'cache-home');
     const bin = await makeDirectory('cache-home/durable-scratchpad/bin', true);
-    await fs.writeFile(path.join(bin, 'temporal.origin'), `build ${TEMPORAL_CLI_BUILD}\n`);
+    await fs.writeFile(path.join(bin, 'temporal.origin'), `${temporalCliBuildOrigin()}\n`);
     const env = {
       TEMPORAL_CLI_PATH: await bogusFile(),
       PATH: await makeDirectory('empty-bin', false),
@@ -111,7 +111,7 @@ describe('ensureTemporalCli', () => {
     const bin = await makeDirectory('stale-cache-home/durable-scratchpad/bin', true);
     const env = { PATH: await makeDirectory('empty-bin', false), XDG_CACHE_HOME: cacheHome };
     // No download and no Go: what would have replaced the copy is out of reach.
-    const options = { env, log, downloadUrl: null, allowGoInstall: false };
+    const options = { env, log, downloadUrl: null, allowGoBuild: false };
     expect(await ensureTemporalCli(options)).toBe(path.join(bin, 'temporal'));
     expect(lines.join('\n')).toMatch(/cache: the copy at .* is of unknown origin[\s\S]*go build: disabled/);
     expect(lines.at(-2)).toMatch(/no newer copy could be had: using the one at .*temporal as it is/);

@@ -3,15 +3,30 @@ import { Connection } from '@temporalio/client';
 
 /** How the shared dev server answered a probe every few seconds through the run. */
 export interface ServerWatch {
-  /** Probes the server failed or did not answer within 10 s. */
-  failed(): number;
-  /** One line of figures, and when the server failed probes, since when and the end of its log. */
+  /** Whether it stopped answering: its last probe, or three in a row, failed (one slow answer on a busy machine is not). */
+  stoppedAnswering(): boolean;
+  /** One line of figures; when probes failed, when, the first failure, and the end of the server's log. */
   report(): string;
   stop(): Promise<void>;
 }
 
 const INTERVAL_MS = 5_000;
 const PROBE_DEADLINE_MS = 10_000;
+const STREAK = 3;
+const LOG_TAIL_BYTES = 64 * 1024;
+
+function logTail(logFile: string, lines: number): string[] {
+  if (!fs.existsSync(logFile)) return [];
+  const size = fs.statSync(logFile).size;
+  const descriptor = fs.openSync(logFile, 'r');
+  try {
+    const buffer = Buffer.alloc(Math.min(size, LOG_TAIL_BYTES));
+    fs.readSync(descriptor, buffer, 0, buffer.length, size - buffer.length);
+    return buffer.toString('utf8').split('\n').filter(Boolean).slice(-lines);
+  } finally {
+    fs.closeSync(descriptor);
+  }
+}
 
 /**
  * Probes the server with `DescribeNamespace`, which reads its database, as workers and clients do at start: a run whose
@@ -19,10 +34,13 @@ const PROBE_DEADLINE_MS = 10_000;
  * hundreds of unrelated test failures.
  */
 export async function watchServer(address: string, namespace: string, logFile: string): Promise<ServerWatch> {
-  const connection = await Connection.connect({ address });
+  // No retry interceptor: a retried UNAVAILABLE would reach the probe as a deadline, without the server's words.
+  const connection = await Connection.connect({ address, interceptors: [] });
   const started = Date.now();
   const latencies: number[] = [];
   const failures: { at: number; message: string }[] = [];
+  let streak = 0;
+  let longestStreak = 0;
   let probing: Promise<void> | undefined;
   const probe = async () => {
     const at = Date.now();
@@ -31,8 +49,10 @@ export async function watchServer(address: string, namespace: string, logFile: s
         connection.workflowService.describeNamespace({ namespace }),
       );
       latencies.push(Date.now() - at);
+      streak = 0;
     } catch (error) {
       failures.push({ at: at - started, message: error instanceof Error ? error.message : String(error) });
+      longestStreak = Math.max(longestStreak, ++streak);
     } finally {
       probing = undefined;
     }
@@ -42,9 +62,10 @@ export async function watchServer(address: string, namespace: string, logFile: s
     probing ??= probe();
   }, INTERVAL_MS);
   timer.unref();
+  const stoppedAnswering = () => streak > 0 || longestStreak >= STREAK;
 
   return {
-    failed: () => failures.length,
+    stoppedAnswering,
     report() {
       const sorted = [...latencies].sort((a, b) => a - b);
       const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
@@ -52,20 +73,23 @@ export async function watchServer(address: string, namespace: string, logFile: s
         ? `answered in ${at(0.5)} ms median, ${at(0.99)} ms p99, ${sorted.at(-1)} ms at most`
         : 'none answered';
       const line = `dev server: ${latencies.length + failures.length} probes, ${failures.length} failed; ${answered}`;
-      if (failures.length === 0) return line;
-      const first = failures[0]!;
-      const last = failures.at(-1)!;
-      const log = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').split('\n').filter(Boolean) : [];
-      return [
+      const first = failures[0];
+      if (!first) return line;
+      const seconds = failures.map((failure) => (failure.at / 1000).toFixed(0));
+      const lines = [
         line,
-        `failed from ${(first.at / 1000).toFixed(0)} s to ${(last.at / 1000).toFixed(0)} s into the run; first: ${first.message}`,
-        `its log (${log.length} lines, ${logFile}) ends:`,
-        ...log.slice(-40),
-      ].join('\n');
+        `failed at ${seconds.length > 12 ? `${seconds.slice(0, 12).join(', ')}, …` : seconds.join(', ')} s into the run` +
+          ` (at most ${longestStreak} in a row${streak > 0 ? ', the last one too' : ''}); first: ${first.message}`,
+      ];
+      if (!stoppedAnswering()) return lines.join('\n');
+      const tail = logTail(logFile, 40);
+      return [...lines, `the end of its log (${logFile}):`, ...tail].join('\n');
     },
     async stop() {
       clearInterval(timer);
       await probing;
+      // The last word: a server that failed earlier probes and answers now has not stopped answering.
+      await probe();
       await connection.close();
     },
   };

@@ -30,7 +30,7 @@ describe('errors as the CLI prints them', () => {
     expect(new Set(Object.values(EXIT)).size).toBe(Object.keys(EXIT).length);
   });
 
-  it('a dev server stuck on its SQLite interrupt is named, with how to get out of it', async () => {
+  it('a dev server stuck on its SQLite interrupt is named, with the error and how to get out of it', async () => {
     const grpc = Object.assign(
       new Error('14 UNAVAILABLE: GetCurrentExecution operation failed. Error: interrupted (9)'),
       {
@@ -38,7 +38,9 @@ describe('errors as the CLI prints them', () => {
       },
     );
     const { text } = await reportError(new Error('Failed to describe workflow', { cause: grpc }), false);
-    expect(text).toMatch(/^scratchpad: the Temporal server's database answers every call with "interrupted \(9\)"/);
-    expect(text).toContain('restart it (`scratchpad down`, then `scratchpad up`');
+    expect(text).toMatch(
+      /^scratchpad: Failed to describe workflow: 14 UNAVAILABLE: .*interrupted \(9\)\nIf every call/,
+    );
+    expect(text).toContain('Restart it (`scratchpad down`, then `scratchpad up`');
   });
 });
