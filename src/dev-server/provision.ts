@@ -162,7 +162,10 @@ async function fromGoBuild(context: Context): Promise<string | undefined> {
 /** A cached copy made another way still beats no CLI at all, when nothing newer could be had. */
 async function fromStaleCache(context: Context): Promise<string | undefined> {
   if (!(await fileExists(context.cachedBinary))) return undefined;
-  context.log(`no newer copy could be had: using the one at ${context.cachedBinary} as it is`);
+  context.log(
+    `no newer copy could be had: using the one at ${context.cachedBinary} as it is (its dev server may answer every ` +
+      'call with "interrupted (9)" after a cancelled one, until restarted)',
+  );
   return accept(context, 'cache', context.cachedBinary);
 }
 
