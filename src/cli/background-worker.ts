@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
+import { readTail } from '../dev-server/log-tail';
 import { isScratchpadWorker, stopProcessGroup } from '../dev-server/process-control';
 import { packageRoot } from './package-root';
 import { workerLogFile } from './in-process-worker';
@@ -58,8 +59,11 @@ export interface WorkerLaunch {
 
 /** The last lines of a log, for a worker that exited before it polled. */
 function tail(file: string, lines = 15): string {
-  const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
-  return text.trimEnd().split('\n').slice(-lines).join('\n');
+  return readTail(file, 64 * 1024)
+    .trimEnd()
+    .split('\n')
+    .slice(-lines)
+    .join('\n');
 }
 
 /**

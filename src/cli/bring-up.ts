@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import type { Config } from '../config';
 import { type EnsuredServer, ensureDevServer } from '../dev-server/local-server';
 import { withFileLock } from '../dev-server/file-lock';
+import { readTail } from '../dev-server/log-tail';
 import { type ListedWorker, launchWorker, recordedWorkers, stopWorker } from './background-worker';
 import { CliError } from './errors';
 import * as runtime from './runtime';
@@ -29,18 +30,7 @@ export function describeWorker(worker: ListedWorker): string {
 
 /** How the worker asks its model for calls, as it logged once it knew (`model … speaks #json: …`). */
 function loggedProtocol(logFile: string): string | undefined {
-  let text: string;
-  try {
-    const size = fs.statSync(logFile).size;
-    const descriptor = fs.openSync(logFile, 'r');
-    const length = Math.min(size, 256 * 1024);
-    const buffer = Buffer.alloc(length);
-    fs.readSync(descriptor, buffer, 0, length, size - length);
-    fs.closeSync(descriptor);
-    text = buffer.toString('utf8');
-  } catch {
-    return undefined;
-  }
+  const text = readTail(logFile, 256 * 1024);
   const found = [...text.matchAll(/^model \S+ speaks #(\w+):/gm)].at(-1);
   return found?.[1];
 }

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from './free-port';
 import { TIMER_SETTINGS, payloadLimitArgs } from './payload-limits';
+import { lastLines } from './log-tail';
 import { stopProcess } from './process-control';
 import { ensureTemporalCli, logToStderr } from './provision';
 import { SEARCH_ATTRIBUTES } from '../common/search-attributes';
@@ -122,7 +123,7 @@ function spawnServer(cli: string, args: string[], options: DevServerOptions, tai
 }
 
 function outputTail(options: DevServerOptions, tail: string[]): string {
-  const lines = options.detached && options.logFile ? fs.readFileSync(options.logFile, 'utf8').split('\n') : tail;
+  const lines = options.detached && options.logFile ? lastLines(options.logFile, 30) : tail;
   const text = lines.filter(Boolean).slice(-30).join('\n');
   return text ? `\nLast output of the server:\n${text}` : '\nThe server printed nothing.';
 }

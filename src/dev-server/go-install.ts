@@ -32,15 +32,21 @@ function buildArgs(binary: string): string[] {
   return ['build', '-mod=readonly', '-trimpath', `-ldflags=${ldflags}`, '-o', binary, pkg];
 }
 
+let buildOrigin: string | undefined;
+
 /**
  * What a binary built now is made from: the build, and a digest of the module's go.mod and go.sum and of the build's
  * flags, so that a copy built from other pins or flags is told apart and made again.
  */
 export function temporalCliBuildOrigin(): string {
-  const digest = createHash('sha256');
-  for (const file of ['go.mod', 'go.sum']) digest.update(fs.readFileSync(path.join(temporalCliBuildModule(), file)));
-  digest.update(buildArgs('temporal').join(' '));
-  return `build ${TEMPORAL_CLI_BUILD} (${digest.digest('hex').slice(0, 12)})`;
+  // The module's files do not change while a process runs: read and hashed once, not at every provisioning.
+  if (buildOrigin === undefined) {
+    const digest = createHash('sha256');
+    for (const file of ['go.mod', 'go.sum']) digest.update(fs.readFileSync(path.join(temporalCliBuildModule(), file)));
+    digest.update(buildArgs('temporal').join(' '));
+    buildOrigin = `build ${TEMPORAL_CLI_BUILD} (${digest.digest('hex').slice(0, 12)})`;
+  }
+  return buildOrigin;
 }
 
 /** The oldest Go release that builds {@link TEMPORAL_CLI_MODULE}. */

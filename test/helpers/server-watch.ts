@@ -1,5 +1,5 @@
-import * as fs from 'node:fs';
 import { Connection } from '@temporalio/client';
+import { lastLines } from '../../src/dev-server/log-tail';
 
 /** How the shared dev server answered a probe every few seconds through the run. */
 export interface ServerWatch {
@@ -13,20 +13,6 @@ export interface ServerWatch {
 const INTERVAL_MS = 5_000;
 const PROBE_DEADLINE_MS = 10_000;
 const STREAK = 3;
-const LOG_TAIL_BYTES = 64 * 1024;
-
-function logTail(logFile: string, lines: number): string[] {
-  if (!fs.existsSync(logFile)) return [];
-  const size = fs.statSync(logFile).size;
-  const descriptor = fs.openSync(logFile, 'r');
-  try {
-    const buffer = Buffer.alloc(Math.min(size, LOG_TAIL_BYTES));
-    fs.readSync(descriptor, buffer, 0, buffer.length, size - buffer.length);
-    return buffer.toString('utf8').split('\n').filter(Boolean).slice(-lines);
-  } finally {
-    fs.closeSync(descriptor);
-  }
-}
 
 /**
  * Probes the server with `DescribeNamespace`, which reads its database, as workers and clients do at start: a run whose
@@ -82,7 +68,7 @@ export async function watchServer(address: string, namespace: string, logFile: s
           ` (at most ${longestStreak} in a row${streak > 0 ? ', the last one too' : ''}); first: ${first.message}`,
       ];
       if (!stoppedAnswering()) return lines.join('\n');
-      const tail = logTail(logFile, 40);
+      const tail = lastLines(logFile, 40);
       return [...lines, `the end of its log (${logFile}):`, ...tail].join('\n');
     },
     async stop() {
