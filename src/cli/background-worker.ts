@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
-import { readTail } from '../dev-server/log-tail';
+import { lastLines } from '../dev-server/log-tail';
 import { isScratchpadWorker, stopProcessGroup } from '../dev-server/process-control';
 import { packageRoot } from './package-root';
 import { workerLogFile } from './in-process-worker';
@@ -57,15 +57,6 @@ export interface WorkerLaunch {
   mcpConfig?: string;
 }
 
-/** The last lines of a log, for a worker that exited before it polled. */
-function tail(file: string, lines = 15): string {
-  return readTail(file, 64 * 1024)
-    .trimEnd()
-    .split('\n')
-    .slice(-lines)
-    .join('\n');
-}
-
 /**
  * Starts `scratchpad worker` detached (a session and process group of its own, output appended to
  * `<home>/worker.log`), records it, and resolves once the server lists it polling; a worker that exits first is an
@@ -109,7 +100,7 @@ export async function launchWorker(config: Config, client: Client, launch: Worke
       forgetWorker(config.home, record.pid);
       if (code === undefined) await stopProcessGroup(record.pid);
       const why = code === undefined ? 'did not poll within 120 s' : `exited (${code ?? 'signal'})`;
-      throw new Error(`the worker ${why}; the end of ${logFile}:\n${tail(logFile)}`);
+      throw new Error(`the worker ${why}; the end of ${logFile}:\n${lastLines(logFile, 15).join('\n')}`);
     }
     await sleep(100);
   }
