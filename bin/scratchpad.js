@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 'use strict';
+// Before anything else loads: what loads after it is compiled from the code kept by the last command.
+require('../dist/src/cli/compile-cache.js').enableCompileCache();
 const { main } = require('../dist/src/cli/main.js');
 
 // A reader that stops early (`scratchpad --help | head`) closes the pipe: what is left to print has nowhere to go, and

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { type WorkerOptions, bundleWorkflowCode } from '@temporalio/worker';
+import { privateTempDirectory } from '../config/private-dir';
 import { withFileLock } from '../dev-server/file-lock';
 import { WORKFLOWS_PATH, packageRoot, workflowBundleOptions, workflowWorkerOptions } from '../config/paths';
 
@@ -57,12 +57,7 @@ function bundleKey(interceptorModules: readonly string[], origin: string): strin
  * another user could write there would run in the worker.
  */
 export function bundleCacheDirectory(directory?: string): string | undefined {
-  const uid = process.getuid?.() ?? 0;
-  directory ??= path.join(os.tmpdir(), `durable-scratchpad-bundles-${uid}`);
-  fs.mkdirSync(directory, { recursive: true, mode: 0o700 });
-  const stat = fs.lstatSync(directory);
-  if (!stat.isDirectory() || (process.getuid && stat.uid !== uid) || (stat.mode & 0o077) !== 0) return undefined;
-  return directory;
+  return privateTempDirectory('durable-scratchpad-bundles', directory);
 }
 
 /**
