@@ -64,9 +64,6 @@ export function enableCompileCache(env: NodeJS.ProcessEnv = process.env): void {
 function cacheCommonJs(directory: string): void {
   const loader = (NodeModule as unknown as { Module: CommonJsLoader }).Module;
   const compile = loader.prototype._compile;
-  // Node 20 loads `import()` of a CommonJS module's own script only when told to use its default loader.
-  const dynamicImport = (vm.constants as unknown as { USE_MAIN_CONTEXT_DEFAULT_LOADER?: symbol } | undefined)
-    ?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
   const [opening, closing] = loader.wrapper;
   const compiled: Array<{ file: string; script: vm.Script }> = [];
   const used = new Set<string>();
@@ -78,7 +75,8 @@ function cacheCommonJs(directory: string): void {
   }
 
   loader.prototype._compile = function (content, filename, format) {
-    if ((format !== undefined && format !== 'commonjs') || (!dynamicImport && content.includes('import('))) {
+    // A script compiled here has no loader for `import()`: such modules (a few in a command's hundreds) compile as before.
+    if ((format !== undefined && format !== 'commonjs') || content.includes('import(')) {
       return compile.call(this, content, filename, format);
     }
     const file = path.join(directory, createHash('sha1').update(`${filename}\0`).update(content).digest('hex'));
@@ -95,7 +93,6 @@ function cacheCommonJs(directory: string): void {
         filename,
         columnOffset: -opening.length,
         cachedData,
-        importModuleDynamically: dynamicImport as never,
       });
     } catch (error) {
       // Node's own compile tells an ES module from a mistake, and says which.

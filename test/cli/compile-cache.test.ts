@@ -109,6 +109,27 @@ if (builtIn) {
     expect(changed.loaded.other).toEqual({ value: 2 });
   });
 
+  test('a module that imports an ES module is compiled by Node, as without the cache', () => {
+    fs.writeFileSync(path.join(modules, 'esm.mjs'), 'export const value = 3;\n');
+    fs.writeFileSync(
+      path.join(modules, 'dynamic.js'),
+      "module.exports = { pending: import('./esm.mjs').then((esm) => esm.value) };\n",
+    );
+    const script = (env: Record<string, string>) =>
+      execFileSync(
+        process.execPath,
+        [
+          '-e',
+          `require(${JSON.stringify(CACHE)}).enableCompileCache();` +
+            `require(${JSON.stringify(path.join(modules, 'dynamic.js'))}).pending.then((value) => ` +
+            `console.log(value, JSON.stringify(require(${JSON.stringify(CACHE)}).compileCacheStats() ?? null)));`,
+        ],
+        { env: { PATH: process.env.PATH ?? '', TMPDIR: tmp, ...env }, encoding: 'utf8' },
+      ).trim();
+    expect(script({})).toBe('3 {"hits":0,"misses":0}');
+    expect(script({})).toBe('3 {"hits":0,"misses":0}');
+  });
+
   test("a module that does not parse fails with Node's own message", () => {
     fs.writeFileSync(path.join(modules, 'broken.js'), 'module.exports = {;\n');
     const message = (env: Record<string, string>) => {
