@@ -68,7 +68,7 @@ function patchWorkflowHandlers(load) {
  * Jest compiles each module of each test file with `vm.compileFunction`, which on Node 20 has no compilation cache: a
  * module that twenty files import is parsed and compiled twenty times in the same worker, and each function it runs is
  * compiled again in each file. A `vm.Script` of the same text is found in V8's in-memory cache, whose compiled
- * functions every context shares. About a sixth of a second of CPU a file for the project's code alone. A module that
+ * functions every context shares: about a tenth of a second of CPU a file for the project's code alone. A module that
  * does not parse goes back to jest's own compile, for jest's own error.
  */
 function compileWithCache(executor, compile) {
