@@ -79,6 +79,10 @@ runBenchmark(async (cleanups) => {
     TEMPORAL_ADDRESS: target.address,
     TEMPORAL_NAMESPACE: target.namespace,
     SCRATCHPAD_TASK_QUEUE: QUEUE,
+    // `NODE_DISABLE_COMPILE_CACHE=1 npm run bench:cli` measures commands that compile every module from source.
+    ...(process.env.NODE_DISABLE_COMPILE_CACHE
+      ? { NODE_DISABLE_COMPILE_CACHE: process.env.NODE_DISABLE_COMPILE_CACHE }
+      : {}),
   };
   progress(`worker on ${QUEUE} (scripted model)`);
   await startWorker({ ...base, SCRATCHPAD_MODEL: `scripted:${script}` }, cleanups);
