@@ -67,12 +67,12 @@ function cacheCommonJs(directory: string): void {
   const [opening, closing] = loader.wrapper;
   const compiled: Array<{ file: string; script: vm.Script }> = [];
   const used = new Set<string>();
-  const counts = (stats = { hits: 0, misses: 0 });
   try {
     fs.mkdirSync(directory, { recursive: true, mode: 0o700 });
   } catch {
     return;
   }
+  const counts = (stats = { hits: 0, misses: 0 });
 
   loader.prototype._compile = function (content, filename, format) {
     // A script compiled here has no loader for `import()`: such modules (a few in a command's hundreds) compile as before.
@@ -148,7 +148,9 @@ function keep(
     for (const name of fs.readdirSync(directory)) {
       if (kept.has(name)) continue;
       const file = path.join(directory, name);
-      if (fs.statSync(file).mtimeMs < stale) fs.rmSync(file, { force: true });
+      // Another command may have renamed or removed it meanwhile.
+      const stat = fs.statSync(file, { throwIfNoEntry: false });
+      if (stat && stat.mtimeMs < stale) fs.rmSync(file, { force: true });
     }
   } catch {
     // A cache that cannot be written costs the next command its compile, nothing more.

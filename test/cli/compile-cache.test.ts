@@ -130,6 +130,23 @@ if (builtIn) {
     expect(script({})).toBe('3 {"hits":0,"misses":0}');
   });
 
+  test('kept code of other code goes once a week old, when a command keeps new code', () => {
+    load();
+    const folder = path.dirname(keptFiles()[0]);
+    const old = path.join(folder, 'old');
+    const recent = path.join(folder, 'recent');
+    for (const file of [old, recent]) fs.writeFileSync(file, 'code of another version');
+    const eightDaysAgo = new Date(Date.now() - 8 * 24 * 60 * 60 * 1000);
+    fs.utimesSync(old, eightDaysAgo, eightDaysAgo);
+    expect(load().stats).toEqual({ hits: 2, misses: 0 });
+    expect(fs.existsSync(old)).toBe(true);
+
+    fs.writeFileSync(path.join(modules, 'other.js'), 'module.exports = { value: 2 };\n');
+    expect(load().stats).toEqual({ hits: 1, misses: 1 });
+    expect(fs.existsSync(old)).toBe(false);
+    expect(fs.existsSync(recent)).toBe(true);
+  });
+
   test("a module that does not parse fails with Node's own message", () => {
     fs.writeFileSync(path.join(modules, 'broken.js'), 'module.exports = {;\n');
     const message = (env: Record<string, string>) => {
