@@ -132,7 +132,7 @@ if (builtIn) {
 
   test('kept code of other code goes once a week old, when a command keeps new code', () => {
     load();
-    const folder = path.dirname(keptFiles()[0]);
+    const folder = path.dirname(keptFiles()[0]!);
     const old = path.join(folder, 'old');
     const recent = path.join(folder, 'recent');
     for (const file of [old, recent]) fs.writeFileSync(file, 'code of another version');
