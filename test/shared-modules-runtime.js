@@ -95,6 +95,9 @@ function compileWithCache(executor, compile) {
 class SharedModulesRuntime extends Runtime {
   constructor(...args) {
     super(...args);
+    // V8's coverage counts offsets in the compiled text, which the opening above would shift.
+    const coverage = args[5];
+    if (coverage?.collectCoverage && coverage.coverageProvider === 'v8') return;
     this.executor.compile = compileWithCache(this.executor, this.executor.compile.bind(this.executor));
   }
 

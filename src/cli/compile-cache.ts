@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as NodeModule from 'node:module';
 import * as path from 'node:path';
@@ -19,8 +19,12 @@ interface CommonJsLoader {
   _cache: unknown;
 }
 
-/** Cached code of other code or another Node goes once it has not been written for this long. */
+/** Kept code goes this long after it was written unless the command sweeping read it; so does another Node's folder. */
 const STALE_MS = 7 * 24 * 60 * 60 * 1000;
+/** `import(`, also with space or a comment before the parenthesis. */
+const DYNAMIC_IMPORT = /\bimport\s*(\(|\/[*/])/;
+/** Each kept file opens with the SHA-1 of the rest. */
+const DIGEST_BYTES = 20;
 
 export interface CompileCacheStats {
   /** Modules compiled from kept code. */
@@ -42,10 +46,13 @@ export function compileCacheStats(): CompileCacheStats | undefined {
  * modules, and compiling them was about a third of a short command's CPU. Node 22.1 and later do this themselves
  * (`module.enableCompileCache`); on Node 20 the CommonJS loader's compile step is wrapped to hand V8 the kept code, and
  * at exit V8's code of each module compiled from source, with the functions that ran, is kept. Off with
- * `NODE_DISABLE_COMPILE_CACHE=1`, as Node's own.
+ * `NODE_DISABLE_COMPILE_CACHE=1`, as Node's own, and under a policy. What the wrap does not do as Node does: detect a
+ * `require()` of an ES module that imports the requiring module back (this package has none).
  */
 export function enableCompileCache(env: NodeJS.ProcessEnv = process.env): void {
   if (env.NODE_DISABLE_COMPILE_CACHE || stats) return;
+  // A policy checks each module's source as Node compiles it: the cache would step around it.
+  if (/--experimental-policy|--policy-integrity/.test([...process.execArgv, env.NODE_OPTIONS ?? ''].join(' '))) return;
   let directory: string | undefined;
   try {
     directory = privateTempDirectory('durable-scratchpad-compile-cache');
@@ -75,17 +82,18 @@ function cacheCommonJs(directory: string): void {
   const counts = (stats = { hits: 0, misses: 0 });
 
   loader.prototype._compile = function (content, filename, format) {
-    // A script compiled here has no loader for `import()`: such modules (a few in a command's hundreds) compile as before.
-    if ((format !== undefined && format !== 'commonjs') || content.includes('import(')) {
+    // A script compiled here has no loader for `import()`, and Node maps stacks through source maps only for the
+    // modules it compiles itself: such modules (a few in a command's hundreds), and all with source maps on, compile as
+    // before.
+    if (
+      (format !== undefined && format !== 'commonjs') ||
+      DYNAMIC_IMPORT.test(content) ||
+      (process as { sourceMapsEnabled?: boolean }).sourceMapsEnabled
+    ) {
       return compile.call(this, content, filename, format);
     }
     const file = path.join(directory, createHash('sha1').update(`${filename}\0`).update(content).digest('hex'));
-    let cachedData: Buffer | undefined;
-    try {
-      cachedData = fs.readFileSync(file);
-    } catch {
-      cachedData = undefined;
-    }
+    const cachedData = readKept(file);
     let script: vm.Script;
     try {
       // A leading `#!` line is a comment only at the start of a script: kept as an empty line.
@@ -127,8 +135,26 @@ function requireOf(module: LoadedModule, loader: CommonJsLoader) {
 }
 
 /**
- * Keeps each module's code, written aside and renamed: a command starting meanwhile never reads half of one. Code this
- * process neither wrote nor read goes once it is a week old.
+ * V8's code kept at `file`, if it is whole: V8 does not check the code it is handed, and damaged code could crash or
+ * misbehave in every later command.
+ */
+function readKept(file: string): Buffer | undefined {
+  let kept: Buffer;
+  try {
+    kept = fs.readFileSync(file);
+  } catch {
+    return undefined;
+  }
+  const data = kept.subarray(DIGEST_BYTES);
+  const whole =
+    kept.length > DIGEST_BYTES && createHash('sha1').update(data).digest().equals(kept.subarray(0, DIGEST_BYTES));
+  return whole ? data : undefined;
+}
+
+/**
+ * Keeps each module's code, written aside under a name of its own and renamed: a command starting meanwhile never
+ * reads half of one. Code this process neither wrote nor read goes once it is a week old, and so do the folders of
+ * other Node versions.
  */
 function keep(
   directory: string,
@@ -137,21 +163,29 @@ function keep(
 ): void {
   if (compiled.length === 0) return;
   const kept = new Set(used);
+  const stale = Date.now() - STALE_MS;
+  const sweep = (folder: string, keep: (name: string) => boolean) => {
+    for (const name of fs.readdirSync(folder)) {
+      if (keep(name)) continue;
+      const file = path.join(folder, name);
+      // Another command may have renamed or removed it meanwhile.
+      const stat = fs.statSync(file, { throwIfNoEntry: false });
+      if (stat && stat.mtimeMs < stale) fs.rmSync(file, { recursive: true, force: true });
+    }
+  };
   try {
     for (const { file, script } of compiled) {
-      const partial = `${file}.${process.pid}`;
-      fs.writeFileSync(partial, script.createCachedData(), { mode: 0o600 });
+      const data = script.createCachedData();
+      const partial = `${file}.${randomBytes(6).toString('hex')}`;
+      fs.writeFileSync(partial, Buffer.concat([createHash('sha1').update(data).digest(), data]), {
+        mode: 0o600,
+        flag: 'wx',
+      });
       fs.renameSync(partial, file);
       kept.add(path.basename(file));
     }
-    const stale = Date.now() - STALE_MS;
-    for (const name of fs.readdirSync(directory)) {
-      if (kept.has(name)) continue;
-      const file = path.join(directory, name);
-      // Another command may have renamed or removed it meanwhile.
-      const stat = fs.statSync(file, { throwIfNoEntry: false });
-      if (stat && stat.mtimeMs < stale) fs.rmSync(file, { force: true });
-    }
+    sweep(directory, (name) => kept.has(name));
+    sweep(path.dirname(directory), (name) => name === path.basename(directory));
   } catch {
     // A cache that cannot be written costs the next command its compile, nothing more.
   }
