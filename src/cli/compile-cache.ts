@@ -1,9 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as NodeModule from 'node:module';
 import * as path from 'node:path';
 import * as vm from 'node:vm';
-import { privateTempDirectory } from '../config/private-dir';
+import { privateTempDirectory, removeStale, writeAside } from '../config/temp-files';
 
 /** The parts of Node's CommonJS loader a module's `require` is made of (as Node makes it, lib/internal/modules). */
 interface LoadedModule {
@@ -87,13 +87,14 @@ function cacheCommonJs(directory: string): void {
     // before.
     if (
       (format !== undefined && format !== 'commonjs') ||
-      DYNAMIC_IMPORT.test(content) ||
       (process as { sourceMapsEnabled?: boolean }).sourceMapsEnabled
     ) {
       return compile.call(this, content, filename, format);
     }
     const file = path.join(directory, createHash('sha1').update(`${filename}\0`).update(content).digest('hex'));
     const cachedData = readKept(file);
+    // Code is kept only for a module without `import()`: a module with kept code need not be searched again.
+    if (!cachedData && DYNAMIC_IMPORT.test(content)) return compile.call(this, content, filename, format);
     let script: vm.Script;
     try {
       // A leading `#!` line is a comment only at the start of a script: kept as an empty line.
@@ -152,9 +153,8 @@ function readKept(file: string): Buffer | undefined {
 }
 
 /**
- * Keeps each module's code, written aside under a name of its own and renamed: a command starting meanwhile never
- * reads half of one. Code this process neither wrote nor read goes once it is a week old, and so do the folders of
- * other Node versions.
+ * Keeps each module's code after the SHA-1 of it. Code this process neither wrote nor read goes once it is a week old,
+ * and so do the folders of other Node versions.
  */
 function keep(
   directory: string,
@@ -163,29 +163,15 @@ function keep(
 ): void {
   if (compiled.length === 0) return;
   const kept = new Set(used);
-  const stale = Date.now() - STALE_MS;
-  const sweep = (folder: string, keep: (name: string) => boolean) => {
-    for (const name of fs.readdirSync(folder)) {
-      if (keep(name)) continue;
-      const file = path.join(folder, name);
-      // Another command may have renamed or removed it meanwhile.
-      const stat = fs.statSync(file, { throwIfNoEntry: false });
-      if (stat && stat.mtimeMs < stale) fs.rmSync(file, { recursive: true, force: true });
-    }
-  };
   try {
     for (const { file, script } of compiled) {
       const data = script.createCachedData();
-      const partial = `${file}.${randomBytes(6).toString('hex')}`;
-      fs.writeFileSync(partial, Buffer.concat([createHash('sha1').update(data).digest(), data]), {
-        mode: 0o600,
-        flag: 'wx',
-      });
-      fs.renameSync(partial, file);
+      writeAside(file, Buffer.concat([createHash('sha1').update(data).digest(), data]), 0o600);
       kept.add(path.basename(file));
     }
-    sweep(directory, (name) => kept.has(name));
-    sweep(path.dirname(directory), (name) => name === path.basename(directory));
+    const stale = Date.now() - STALE_MS;
+    removeStale(directory, stale, (name) => kept.has(name));
+    removeStale(path.dirname(directory), stale, (name) => name === path.basename(directory));
   } catch {
     // A cache that cannot be written costs the next command its compile, nothing more.
   }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type WorkerOptions, bundleWorkflowCode } from '@temporalio/worker';
-import { privateTempDirectory } from '../config/private-dir';
+import { privateTempDirectory, removeStale, writeAside } from '../config/temp-files';
 import { withFileLock } from '../dev-server/file-lock';
 import { WORKFLOWS_PATH, packageRoot, workflowBundleOptions, workflowWorkerOptions } from '../config/paths';
 
@@ -106,16 +106,9 @@ export function keepBundle(codePath: string, code: string): void {
   const directory = path.dirname(codePath);
   fs.mkdirSync(directory, { recursive: true });
   // Written aside, then renamed: a command starting meanwhile never reads half a bundle.
-  const partial = `${codePath}.${process.pid}`;
-  fs.writeFileSync(partial, code);
-  fs.renameSync(partial, codePath);
+  writeAside(codePath, code);
   // Not at once: a worker of another build on this host may be loading one right now.
-  const stale = Date.now() - STALE_MS;
-  for (const name of fs.readdirSync(directory)) {
-    const file = path.join(directory, name);
-    const modified = fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? Date.now();
-    if (name.startsWith(PREFIX) && file !== codePath && modified < stale) fs.rmSync(file, { force: true });
-  }
+  removeStale(directory, Date.now() - STALE_MS, (name) => !name.startsWith(PREFIX) || name === path.basename(codePath));
 }
 
 /**

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { SimplePlugin } from '@temporalio/plugin';
 import type { ReplayWorkerOptions, Worker, WorkerOptions } from '@temporalio/worker';
 import { type ActivityDependencies, createActivities } from '../activities';
+import { writeAside } from '../config/temp-files';
 import { createModelResolver, probeDefaultModel, protocolLine } from '../activities/model/registry';
 import type { ModelProvider } from '../activities/model/provider';
 import type { ToolOptions } from '../activities/tools/types';
@@ -117,9 +118,7 @@ export function combinedWorkflowsPath(userWorkflowsPath: string | undefined): st
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
-    const partial = `${entry}.${process.pid}`;
-    fs.writeFileSync(partial, text);
-    fs.renameSync(partial, entry);
+    writeAside(entry, text);
   }
   return entry;
 }
