@@ -21,6 +21,14 @@ wheel_model="$cache/smollm2-$SMOLLM2_VERSION/SmolLM2-135M-Instruct.Q4_1.gguf"
 model="$cache/smollm2-$SMOLLM2_VERSION/SmolLM2-135M-Instruct.Q8_0.gguf"
 sdist="$cache/llama_cpp_python-$LLAMA_CPP_PYTHON_VERSION.tar.gz"
 template="$server_dir/tool-template.jinja"
+# llama.cpp builds for the CPU it is built on (-march=native), which on a Sapphire Rapids core includes AMX: its AMX
+# kernels then stop the server with an illegal instruction on a virtual machine that advertises AMX but does not let a
+# process use it. AMX is left out; AVX-512 and AVX-VNNI stay. A cached build made with other flags is built again.
+build_flags='-mno-amx-tile -mno-amx-int8 -mno-amx-bf16'
+flags_stamp="$server_dir/build-flags"
+# Written once the server has loaded the model and warmed up on this CPU (its flags line), so a machine whose CPU
+# cannot run the cached build finds out here, once, and not in every test that starts a server.
+runs_stamp="$server_dir/runs-on"
 vendored="llama_cpp_python-$LLAMA_CPP_PYTHON_VERSION/vendor/llama.cpp"
 
 log() { printf '[llama] %s\n' "$*" >&2; }
@@ -59,7 +67,37 @@ ensure_sdist() {
   rm -rf "$download"
 }
 
-if [ ! -x "$server" ] || ! "$server" --version >/dev/null 2>&1 || [ ! -x "$quantize" ]; then
+cpu_flags() { grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | cksum | cut -d' ' -f1; }
+
+# Whether the server loads the model and answers /health, which it does only after a warm-up pass through the model's
+# kernels; prints the end of its log when it does not.
+serves_model() {
+  local port out pid code status=1
+  port=$((20000 + RANDOM % 30000))
+  out="$(mktemp)"
+  "$server" -m "$model" -t 1 -c 256 --host 127.0.0.1 --port "$port" >"$out" 2>&1 &
+  pid=$!
+  for _ in $(seq 1 120); do
+    if ! kill -0 "$pid" 2>/dev/null; then break; fi
+    if grep -q 'listening on\|model loaded' "$out"; then
+      status=0
+      break
+    fi
+    sleep 0.25
+  done
+  if [ "$status" -ne 0 ]; then
+    wait "$pid" 2>/dev/null && code=0 || code=$?
+    [ "$code" -gt 128 ] && log "llama-server ended with signal $((code - 128)) while loading the model:"
+    tail -5 "$out" >&2
+  fi
+  kill "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  rm -f "$out"
+  return "$status"
+}
+
+if [ ! -x "$server" ] || ! "$server" --version >/dev/null 2>&1 || [ ! -x "$quantize" ] ||
+  [ "$(cat "$flags_stamp" 2>/dev/null)" != "$build_flags" ]; then
   for tool in cmake make g++; do
     command -v "$tool" >/dev/null || fail "$tool is not installed (apt-get install cmake build-essential)"
   done
@@ -70,7 +108,8 @@ if [ ! -x "$server" ] || ! "$server" --version >/dev/null 2>&1 || [ ! -x "$quant
   [ -f "$src/CMakeLists.txt" ] || fail "the sdist has no vendor/llama.cpp"
   log "building llama-server (about 10 minutes on 2 cores)"
   cmake -S "$src" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DLLAMA_CURL=OFF -DLLAMA_BUILD_TESTS=OFF \
-    -DLLAMA_BUILD_EXAMPLES=OFF -DBUILD_SHARED_LIBS=OFF >"$work/cmake.log" 2>&1 ||
+    -DLLAMA_BUILD_EXAMPLES=OFF -DBUILD_SHARED_LIBS=OFF \
+    -DCMAKE_C_FLAGS="$build_flags" -DCMAKE_CXX_FLAGS="$build_flags" >"$work/cmake.log" 2>&1 ||
     { tail -20 "$work/cmake.log" >&2; fail 'cmake configure failed'; }
   cmake --build "$work/build" --target llama-server llama-quantize -j "$(nproc)" >"$work/build.log" 2>&1 ||
     { tail -20 "$work/build.log" >&2; fail 'the build failed'; }
@@ -79,6 +118,8 @@ if [ ! -x "$server" ] || ! "$server" --version >/dev/null 2>&1 || [ ! -x "$quant
     cp "$work/build/bin/$(basename "$built")" "$built.tmp"
     mv "$built.tmp" "$built"
   done
+  echo "$build_flags" >"$flags_stamp"
+  rm -f "$runs_stamp"
   log "built $server and llama-quantize"
 fi
 
@@ -104,6 +145,11 @@ if [ ! -s "$template" ]; then
   mkdir -p "$server_dir"
   tar xzf "$sdist" -O "$vendored/models/templates/Qwen-Qwen2.5-7B-Instruct.jinja" >"$template.tmp"
   mv "$template.tmp" "$template"
+fi
+
+if [ "$(cat "$runs_stamp" 2>/dev/null)" != "$(cpu_flags)" ]; then
+  serves_model || fail "the llama-server built in $server_dir does not serve the model on this machine; remove that folder to build it again"
+  cpu_flags >"$runs_stamp"
 fi
 
 echo "$server"
