@@ -21,10 +21,15 @@ wheel_model="$cache/smollm2-$SMOLLM2_VERSION/SmolLM2-135M-Instruct.Q4_1.gguf"
 model="$cache/smollm2-$SMOLLM2_VERSION/SmolLM2-135M-Instruct.Q8_0.gguf"
 sdist="$cache/llama_cpp_python-$LLAMA_CPP_PYTHON_VERSION.tar.gz"
 template="$server_dir/tool-template.jinja"
-# llama.cpp builds for the CPU it is built on (-march=native), which on a Sapphire Rapids core includes AMX: its AMX
-# kernels then stop the server with an illegal instruction on a virtual machine that advertises AMX but does not let a
-# process use it. AMX is left out; AVX-512 and AVX-VNNI stay. A cached build made with other flags is built again.
-build_flags='-mno-amx-tile -mno-amx-int8 -mno-amx-bf16'
+# llama.cpp builds for the CPU it is built on (-march=native) unless told otherwise. On x86-64 it is built for AVX2
+# instead, which every x86-64 machine of the last decade has: on a Sapphire Rapids virtual machine the native build's
+# AMX kernels stopped the server with an illegal instruction (the machine advertises AMX and does not let a process use
+# it), and its AVX-512 kernels wrote replies at half the AVX2 build's speed (15 against 29 tokens a second, prompts
+# read alike). A cached build made with other flags is built again.
+case "$(uname -m)" in
+  x86_64 | amd64) build_flags='-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON' ;;
+  *) build_flags='-DGGML_NATIVE=ON' ;;
+esac
 flags_stamp="$server_dir/build-flags"
 # Written once the server has loaded the model and warmed up on this CPU (its flags line), so a machine whose CPU
 # cannot run the cached build finds out here, once, and not in every test that starts a server.
@@ -108,8 +113,7 @@ if [ ! -x "$server" ] || ! "$server" --version >/dev/null 2>&1 || [ ! -x "$quant
   [ -f "$src/CMakeLists.txt" ] || fail "the sdist has no vendor/llama.cpp"
   log "building llama-server (about 10 minutes on 2 cores)"
   cmake -S "$src" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DLLAMA_CURL=OFF -DLLAMA_BUILD_TESTS=OFF \
-    -DLLAMA_BUILD_EXAMPLES=OFF -DBUILD_SHARED_LIBS=OFF \
-    -DCMAKE_C_FLAGS="$build_flags" -DCMAKE_CXX_FLAGS="$build_flags" >"$work/cmake.log" 2>&1 ||
+    -DLLAMA_BUILD_EXAMPLES=OFF -DBUILD_SHARED_LIBS=OFF $build_flags >"$work/cmake.log" 2>&1 ||
     { tail -20 "$work/cmake.log" >&2; fail 'cmake configure failed'; }
   cmake --build "$work/build" --target llama-server llama-quantize -j "$(nproc)" >"$work/build.log" 2>&1 ||
     { tail -20 "$work/build.log" >&2; fail 'the build failed'; }
