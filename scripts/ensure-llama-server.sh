@@ -74,8 +74,8 @@ ensure_sdist() {
 
 cpu_flags() { grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | cksum | cut -d' ' -f1; }
 
-# Whether the server loads the model and answers /health, which it does only after a warm-up pass through the model's
-# kernels; prints the end of its log when it does not.
+# Whether the server says it loaded the model, which it does only after a warm-up pass through the model's kernels;
+# prints the end of its log when it does not.
 serves_model() {
   local port out pid code status=1
   port=$((20000 + RANDOM % 30000))
@@ -152,7 +152,8 @@ if [ ! -s "$template" ]; then
 fi
 
 if [ "$(cat "$runs_stamp" 2>/dev/null)" != "$(cpu_flags)" ]; then
-  serves_model || fail "the llama-server built in $server_dir does not serve the model on this machine; remove that folder to build it again"
+  # Twice: a first failure may be only another process taking the random port first.
+  serves_model || serves_model || fail "the llama-server built in $server_dir does not serve the model on this machine; remove that folder to build it again"
   cpu_flags >"$runs_stamp"
 fi
 
