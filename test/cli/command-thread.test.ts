@@ -18,9 +18,15 @@ let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleOption;
 useWorkflowEnvironment((setup) => ({ env, bundle } = setup));
 
+const homes: string[] = [];
+afterAll(() => {
+  for (const home of homes.splice(0)) fs.rmSync(home, { recursive: true, force: true });
+});
+
 async function commandWorker(workerOptions: typeof COMMAND_THREAD) {
   const taskQueue = uniqueTaskQueue('command-thread');
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'command-thread-'));
+  homes.push(home);
   const config = loadConfig({ SCRATCHPAD_HOME: home, SCRATCHPAD_TASK_QUEUE: taskQueue });
   const script = [
     { tool: 'done', args: { summary: 'finished' } },

@@ -83,6 +83,7 @@ export function useLlamaServers<Name extends string>(
       }
     }
     await Promise.all(Object.values<LlamaServer>(started?.servers ?? {}).map((server) => server.stop()));
+    if (started) fs.rmSync(started.home, { recursive: true, force: true });
   });
 
   const place = () => {
