@@ -151,10 +151,11 @@ if [ ! -s "$template" ]; then
   mv "$template.tmp" "$template"
 fi
 
-if [ "$(cat "$runs_stamp" 2>/dev/null)" != "$(cpu_flags)" ]; then
+cpu="$(cpu_flags)"
+if [ "$(cat "$runs_stamp" 2>/dev/null)" != "$cpu" ]; then
   # Twice: a first failure may be only another process taking the random port first.
   serves_model || serves_model || fail "the llama-server built in $server_dir does not serve the model on this machine; remove that folder to build it again"
-  cpu_flags >"$runs_stamp"
+  echo "$cpu" >"$runs_stamp"
 fi
 
 echo "$server"

@@ -105,7 +105,6 @@ export function keptBundlePath(directory: string, interceptorModules: readonly s
 export function keepBundle(codePath: string, code: string): void {
   const directory = path.dirname(codePath);
   fs.mkdirSync(directory, { recursive: true });
-  // Written aside, then renamed: a command starting meanwhile never reads half a bundle.
   writeAside(codePath, code);
   // Not at once: a worker of another build on this host may be loading one right now.
   removeStale(directory, Date.now() - STALE_MS, (name) => !name.startsWith(PREFIX) || name === path.basename(codePath));
