@@ -28,7 +28,8 @@ const { modelWorker, newAgent } = useLlamaServers(
 
 describe('the memory loop on a server without tool calling (#json by the probe)', () => {
   // The grammar holds every reply to a call of an offered tool; what it cannot stop is a tiny model that repeats itself
-  // inside a string until the output cap cuts the JSON. So: no parse error but a cut one (README, "Not yet").
+  // inside a string until the output cap cuts the JSON. So: no parse error but a cut one (README, "Not yet"), which is
+  // not asked again with the same cap.
   it('a task cycle of 3 iterations: every reply a call, or cut at the cap', async () => {
     const { worker, taskQueue } = await modelWorker(spec(plain, '#json'));
     const target = { ...newAgent(taskQueue), settings: { maxOutputTokens: CAPS, maxIterations: 3, tools: ['echo'] } };
@@ -36,11 +37,16 @@ describe('the memory loop on a server without tool calling (#json by the probe)'
     await worker.runUntil(async () => {
       const record = await agents.runCycle(target, { tasks: ['Write down that the sky is blue, then finish.'] });
       expect(record.iterations).toBeGreaterThanOrEqual(1);
+      // A cut reply is not asked again with the same cap: at most one cap of output per iteration.
+      expect(record.usage.outputTokens).toBeLessThanOrEqual(record.iterations * CAPS.task);
       const trace = await env.client.workflow.getHandle(cycleWorkflowId(target.agentId, 1)).query(traceQuery);
       expect(trace.length).toBeGreaterThan(0);
       for (const entry of trace) {
-        if (entry.dispatch === 'parse_error') expect(entry.response.stopReason).toBe('length');
-        else expect(['echo', 'update_scratchpad', 'done']).toContain(entry.action?.tool);
+        if (entry.dispatch === 'parse_error') {
+          expect(entry.response.stopReason).toBe('length');
+          // The note says why the reply holds no call.
+          expect(entry.error).toContain('(the reply was cut at the output cap)');
+        } else expect(['echo', 'update_scratchpad', 'done']).toContain(entry.action?.tool);
       }
     });
   });

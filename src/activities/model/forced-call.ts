@@ -1,4 +1,5 @@
 import { type ModelResponse, addUsage } from '../../core/cycle/model';
+import { isCut } from '../../core/cycle/output-limits';
 import { parseTextAction } from '../../core/cycle/parse';
 import { headCodePoints } from '../../core/text';
 import type { ModelProvider, ProviderRequest, TextListener } from './provider';
@@ -13,6 +14,16 @@ export function makesForcedCall(request: ProviderRequest, response: ModelRespons
   return parsed.ok && allowed(parsed.action.tool);
 }
 
+/**
+ * Whether the output cap cut the reply while it was making a call: a native call, or a JSON object begun (constrained
+ * decoding writes nothing else). The model did not decline the call but ran out of room: the same cap would cut a retry
+ * too, at the cost of a second full cap of output (the providers' advice for a cut tool call is a larger cap, which is
+ * the user's to give). The workflow notes the cut instead. A reply cut while still in prose is asked again.
+ */
+export function cutWhileCalling(response: ModelResponse): boolean {
+  return isCut(response) && (response.toolCalls.length > 0 || /^\s*(```(json)?\s*)?\{/.test(response.text));
+}
+
 function correction(request: ProviderRequest): string {
   const choice = request.toolChoice;
   const what = typeof choice === 'object' ? `the tool "${choice.name}"` : 'one of the tools';
@@ -22,7 +33,8 @@ function correction(request: ProviderRequest): string {
 /**
  * One model call whose forced tool call (reflect's `update_scratchpad`, a task turn's action) is given one corrective
  * retry in the same iteration when the reply comes back without it: the model sees its reply and what was asked.
- * The usage of both requests is counted; a second miss is returned as it is, for the workflow to note.
+ * The usage of both requests is counted; a second miss is returned as it is, for the workflow to note. A call the
+ * output cap cut gets no retry ({@link cutWhileCalling}).
  */
 export async function completeForcedCall(
   provider: ModelProvider,
@@ -32,7 +44,8 @@ export async function completeForcedCall(
 ): Promise<ModelResponse> {
   // Only a reply the model may write as text streams: a forced call is never text a user reads.
   const first = await provider.complete(request, signal, request.toolChoice === 'auto' ? onText : undefined);
-  if (request.toolChoice === 'auto' || request.tools.length === 0 || makesForcedCall(request, first)) return first;
+  const settled = request.toolChoice === 'auto' || request.tools.length === 0 || makesForcedCall(request, first);
+  if (settled || cutWhileCalling(first)) return first;
   const retried = await provider.complete(
     {
       ...request,

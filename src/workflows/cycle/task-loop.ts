@@ -4,7 +4,7 @@ import { parseToolCalls } from '../../core/cycle/parse';
 import { buildCyclePrompt, cyclePromptContent } from '../../core/cycle/prompts';
 import { stepLabel } from '../../core/cycle/plan-calls';
 import { traceEntries, traceEntry } from '../../core/cycle/trace';
-import { outputCap } from '../../core/cycle/output-limits';
+import { isCut, outputCap } from '../../core/cycle/output-limits';
 import type { CycleRun } from './cycle-run';
 import { runCalls } from './run-calls';
 
@@ -32,7 +32,10 @@ export async function runTaskLoop(run: CycleRun): Promise<CycleOutcome> {
       };
     };
     const response = await run.callModel(build(), build);
-    const parsed = parseToolCalls(response);
+    const read = parseToolCalls(response);
+    // The note names the cap as the reason: a call it cut short is not asked again (activities/model/forced-call.ts).
+    const parsed =
+      !read.ok && isCut(response) ? { ...read, error: `${read.error} (the reply was cut at the output cap)` } : read;
     const request = { promptChars: prompt.length, tools };
     if (!parsed.ok) {
       run.state = dispatch(run.state, parsed, workTools).state;

@@ -32,7 +32,7 @@ describe('#json: what constrained decoding asks for', () => {
     expect(mode?.decode({ identity_user: 'Ada' }, '').toolCalls).toEqual([
       { id: 'json-1', name: 'update_scratchpad', input: { identity_user: 'Ada' } },
     ]);
-    // Not an object (a reply cut before it closed): no call, for the corrective retry to ask again.
+    // Not an object (a reply cut before it closed): no call.
     expect(mode?.decode(undefined, '{"identity_user": "A').toolCalls).toEqual([]);
   });
 
@@ -113,6 +113,19 @@ describe('a forced call that does not come gets one corrective retry', () => {
     const provider = new Replies([reply('Just text.')]);
     expect((await completeForcedCall(provider, request(['echo'], 'auto'))).corrected).toBeUndefined();
     expect(provider.requests).toHaveLength(1);
+  });
+
+  it('never retries a reply cut at the output cap: the same cap would cut the retry, at the cost of another cap', async () => {
+    for (const stopReason of ['length', 'max_tokens']) {
+      const cut = { ...reply('{"identity_user": "Ada, Ada, Ada, Ada'), stopReason };
+      const provider = new Replies([cut, reply('', [{ id: 'c', name: 'update_scratchpad', input: {} }])]);
+      const response = await completeForcedCall(
+        provider,
+        request(['update_scratchpad'], { name: 'update_scratchpad' }),
+      );
+      expect(response).toEqual(cut);
+      expect(provider.requests).toHaveLength(1);
+    }
   });
 
   it('returns a second miss as it is, for the workflow to note', async () => {
