@@ -5,6 +5,7 @@ import { startDevServer } from '../src/dev-server/dev-server';
 import { ensureTemporalCli } from '../src/dev-server/provision';
 import './helpers/dev-server-handle';
 import { watchServer } from './helpers/server-watch';
+import { RUN_DIRECTORY_VARIABLE } from './helpers/packed-package';
 import { bundleForRun } from './helpers/workflow-bundle';
 
 const TEST_SERVER_SETTINGS = {
@@ -22,6 +23,7 @@ export default async function globalSetup(): Promise<void> {
   const log = (line: string) => process.stderr.write(`[temporal] ${line}\n`);
   process.stderr.write('\n');
   const directory = await fs.mkdtemp(path.join(os.tmpdir(), 'scratchpad-test-'));
+  process.env[RUN_DIRECTORY_VARIABLE] = directory;
   if (process.env.TEMPORAL_TEST_ADDRESS) {
     log(`using the server at TEMPORAL_TEST_ADDRESS=${process.env.TEMPORAL_TEST_ADDRESS}`);
     await bundleForRun(directory);

@@ -14,6 +14,7 @@ import {
 import { agentIdKey } from '../../src/common/search-attributes';
 import type { CycleInput } from '../../src/core/cycle/input';
 import { hasPollers } from '../../src/clients/task-queues';
+import { packedPackage } from '../helpers/packed-package';
 import { testEnvironment, testServerAddress, uniqueId, uniqueTaskQueue, waitFor } from '../helpers/temporal';
 
 // The tools are a consumer's: the packed package installed in a folder of its own, a CommonJS worker program there
@@ -45,8 +46,7 @@ let env: TestWorkflowEnvironment;
 beforeAll(async () => {
   if (!fs.existsSync(path.join(ROOT, 'dist/src/worker.js'))) throw new Error('run `npm run build` before this test');
   folder = fs.mkdtempSync(path.join(os.tmpdir(), 'scratchpad-consumer-'));
-  // The build is already there; `prepare` would rebuild it under other tests' feet.
-  const tarball = pack(ROOT, folder);
+  const { tarball } = await packedPackage();
   // zod installed from its own tarball, a real copy in the consumer's node_modules (the others are linked): the
   // consumer's zod, which the package must share, as a peer, rather than bring its own.
   const zod = pack(path.join(ROOT, 'node_modules/zod'), folder);

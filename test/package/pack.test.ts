@@ -2,6 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { packedPackage } from '../helpers/packed-package';
 
 const ROOT = path.resolve(__dirname, '../..');
 const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf-8')) as {
@@ -27,16 +28,12 @@ let folder: string;
 let app: string;
 let files: string[];
 
-beforeAll(() => {
+beforeAll(async () => {
   if (!fs.existsSync(path.join(ROOT, 'dist/src/testing.js'))) throw new Error('run `npm run build` before this test');
   folder = fs.mkdtempSync(path.join(os.tmpdir(), 'scratchpad-pack-'));
-  // The build is already there; `prepare` would rebuild it under other tests' feet.
-  const packed = JSON.parse(run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', folder], ROOT)) as {
-    filename: string;
-    files: { path: string }[];
-  }[];
-  const tarball = path.join(folder, packed[0]!.filename);
-  files = packed[0]!.files.map((file) => file.path);
+  const packed = await packedPackage();
+  const { tarball } = packed;
+  files = packed.files;
   // Offline: the package from its tarball, its dependencies linked from this repository's node_modules. Its
   // dependencies only, as `npm install durable-scratchpad` installs them: a client.
   app = path.join(folder, 'app');
