@@ -9,9 +9,18 @@ import { createObservationRuntime } from '../../src/activities/observations/runt
 import { MemoryObservationStore } from '../../src/activities/observations/memory-store';
 import { runObservedTool } from '../../src/activities/tools/run-tool';
 
+/** The sandboxes this file made, removed after it. */
+const made: string[] = [];
+
 function sandbox(): string {
-  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'scratchpad-verify-')));
+  const folder = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'scratchpad-verify-')));
+  made.push(folder);
+  return folder;
 }
+
+afterAll(() => {
+  for (const folder of made) fs.rmSync(folder, { recursive: true, force: true });
+});
 
 const request = { agentId: 'a', turnId: 'staged/a/1/repair-1', timeoutMs: 10_000 };
 

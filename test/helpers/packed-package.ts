@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs/promises';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { withFileLock } from '../../src/dev-server/file-lock';
@@ -19,13 +18,12 @@ export interface PackedPackage {
 /**
  * The package as `npm pack` makes it from this build: `npm pack` of this repository takes about 4 s of CPU, and the
  * packed-install tests all install the same tarball, so a run packs it once (by one jest worker, the others waiting)
- * and each test installs its own copy from it. Outside a run's global setup the tarball goes to a folder of its own.
+ * and each test installs its own copy from it. Outside a run's global setup it is packed into `ownFolder`, which the
+ * caller removes.
  */
-export async function packedPackage(): Promise<PackedPackage> {
+export async function packedPackage(ownFolder: string): Promise<PackedPackage> {
   const runDirectory = process.env[RUN_DIRECTORY_VARIABLE];
-  const folder = runDirectory
-    ? path.join(runDirectory, 'packed')
-    : await fs.mkdtemp(path.join(os.tmpdir(), 'scratchpad-packed-'));
+  const folder = runDirectory ? path.join(runDirectory, 'packed') : ownFolder;
   await fs.mkdir(folder, { recursive: true });
   const record = path.join(folder, 'packed.json');
   return withFileLock(

@@ -46,7 +46,7 @@ let env: TestWorkflowEnvironment;
 beforeAll(async () => {
   if (!fs.existsSync(path.join(ROOT, 'dist/src/worker.js'))) throw new Error('run `npm run build` before this test');
   folder = fs.mkdtempSync(path.join(os.tmpdir(), 'scratchpad-consumer-'));
-  const { tarball } = await packedPackage();
+  const { tarball } = await packedPackage(folder);
   // zod installed from its own tarball, a real copy in the consumer's node_modules (the others are linked): the
   // consumer's zod, which the package must share, as a peer, rather than bring its own.
   const zod = pack(path.join(ROOT, 'node_modules/zod'), folder);

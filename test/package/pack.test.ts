@@ -31,7 +31,7 @@ let files: string[];
 beforeAll(async () => {
   if (!fs.existsSync(path.join(ROOT, 'dist/src/testing.js'))) throw new Error('run `npm run build` before this test');
   folder = fs.mkdtempSync(path.join(os.tmpdir(), 'scratchpad-pack-'));
-  const packed = await packedPackage();
+  const packed = await packedPackage(folder);
   const { tarball } = packed;
   files = packed.files;
   // Offline: the package from its tarball, its dependencies linked from this repository's node_modules. Its

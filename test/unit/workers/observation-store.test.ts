@@ -14,7 +14,17 @@ const toolLimits = {
   fetchAllowHosts: [],
   fetchMaxBytes: 1,
 };
-const folder = () => fs.mkdtempSync(path.join(os.tmpdir(), 'scratchpad-store-'));
+/** The folders this file made, removed after it. */
+const made: string[] = [];
+function folder(): string {
+  const created = fs.mkdtempSync(path.join(os.tmpdir(), 'scratchpad-store-'));
+  made.push(created);
+  return created;
+}
+
+afterAll(() => {
+  for (const created of made) fs.rmSync(created, { recursive: true, force: true });
+});
 
 function sqliteFile(store: ObservationStore): string {
   expect(store).toBeInstanceOf(SqliteObservationStore);
