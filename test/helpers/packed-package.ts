@@ -15,6 +15,14 @@ export interface PackedPackage {
   files: string[];
 }
 
+/** `npm pack` of the package in `directory` into `destination`, without its scripts: what it packed. */
+export async function npmPack(directory: string, destination: string): Promise<PackedPackage> {
+  const args = ['pack', '--ignore-scripts', '--json', '--pack-destination', destination];
+  const { stdout } = await promisify(execFile)('npm', args, { cwd: directory, maxBuffer: 64 * 1024 * 1024 });
+  const [packed] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
+  return { tarball: path.join(destination, packed!.filename), files: packed!.files.map((file) => file.path) };
+}
+
 /**
  * The package as `npm pack` makes it from this build: `npm pack` of this repository takes about 4 s of CPU, and the
  * packed-install tests all install the same tarball, so a run packs it once (by one jest worker, the others waiting)
@@ -33,10 +41,7 @@ export async function packedPackage(ownFolder: string): Promise<PackedPackage> {
       const kept = await fs.readFile(record, 'utf8').catch(() => undefined);
       if (kept) return JSON.parse(kept) as PackedPackage;
       // The build is already there; `prepare` would rebuild it under other tests' feet.
-      const args = ['pack', '--ignore-scripts', '--json', '--pack-destination', folder];
-      const { stdout } = await promisify(execFile)('npm', args, { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
-      const [packed] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
-      const result = { tarball: path.join(folder, packed!.filename), files: packed!.files.map((file) => file.path) };
+      const result = await npmPack(ROOT, folder);
       await fs.writeFile(record, JSON.stringify(result));
       return result;
     },

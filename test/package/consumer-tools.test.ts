@@ -14,7 +14,7 @@ import {
 import { agentIdKey } from '../../src/common/search-attributes';
 import type { CycleInput } from '../../src/core/cycle/input';
 import { hasPollers } from '../../src/clients/task-queues';
-import { packedPackage } from '../helpers/packed-package';
+import { npmPack, packedPackage } from '../helpers/packed-package';
 import { testEnvironment, testServerAddress, uniqueId, uniqueTaskQueue, waitFor } from '../helpers/temporal';
 
 // The tools are a consumer's: the packed package installed in a folder of its own, a CommonJS worker program there
@@ -30,13 +30,6 @@ function run(command: string, args: string[], cwd: string): string {
   return execFileSync(command, args, { cwd, encoding: 'utf-8', stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
-function pack(directory: string, destination: string): string {
-  const packed = JSON.parse(
-    run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', destination], directory),
-  ) as { filename: string }[];
-  return path.join(destination, packed[0]!.filename);
-}
-
 let folder: string;
 let app: string;
 /** The consumer's temporary directory, where its workers keep their workflow bundle. */
@@ -49,7 +42,7 @@ beforeAll(async () => {
   const { tarball } = await packedPackage(folder);
   // zod installed from its own tarball, a real copy in the consumer's node_modules (the others are linked): the
   // consumer's zod, which the package must share, as a peer, rather than bring its own.
-  const zod = pack(path.join(ROOT, 'node_modules/zod'), folder);
+  const { tarball: zod } = await npmPack(path.join(ROOT, 'node_modules/zod'), folder);
   app = path.join(folder, 'app');
   fs.mkdirSync(app);
   tmp = path.join(folder, 'tmp');

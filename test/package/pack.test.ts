@@ -32,14 +32,13 @@ beforeAll(async () => {
   if (!fs.existsSync(path.join(ROOT, 'dist/src/testing.js'))) throw new Error('run `npm run build` before this test');
   folder = fs.mkdtempSync(path.join(os.tmpdir(), 'scratchpad-pack-'));
   const packed = await packedPackage(folder);
-  const { tarball } = packed;
   files = packed.files;
   // Offline: the package from its tarball, its dependencies linked from this repository's node_modules. Its
   // dependencies only, as `npm install durable-scratchpad` installs them: a client.
   app = path.join(folder, 'app');
   fs.mkdirSync(app);
   const dependencies = Object.fromEntries([
-    ['durable-scratchpad', `file:${tarball}`],
+    ['durable-scratchpad', `file:${packed.tarball}`],
     ...Object.keys(manifest.dependencies).map((name) => [name, `file:${path.join(ROOT, 'node_modules', name)}`]),
   ]);
   fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, dependencies }));

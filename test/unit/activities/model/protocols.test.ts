@@ -115,17 +115,22 @@ describe('a forced call that does not come gets one corrective retry', () => {
     expect(provider.requests).toHaveLength(1);
   });
 
-  it('never retries a reply cut at the output cap: the same cap would cut the retry, at the cost of another cap', async () => {
-    for (const stopReason of ['length', 'max_tokens']) {
-      const cut = { ...reply('{"identity_user": "Ada, Ada, Ada, Ada'), stopReason };
+  it('never retries a call the output cap cut: the same cap would cut the retry, at the cost of another cap', async () => {
+    const forced = request(['update_scratchpad'], { name: 'update_scratchpad' });
+    const cuts: ModelResponse[] = [
+      { ...reply('{"identity_user": "Ada, Ada, Ada, Ada'), stopReason: 'length' },
+      { ...reply('```json\n{"identity_user": "Ada, Ada'), stopReason: 'length' },
+      { ...reply('', [{ id: 'c', name: 'update_scratchpad', input: 'not JSON' }]), stopReason: 'max_tokens' },
+    ];
+    for (const cut of cuts) {
       const provider = new Replies([cut, reply('', [{ id: 'c', name: 'update_scratchpad', input: {} }])]);
-      const response = await completeForcedCall(
-        provider,
-        request(['update_scratchpad'], { name: 'update_scratchpad' }),
-      );
-      expect(response).toEqual(cut);
+      expect(await completeForcedCall(provider, forced)).toEqual(cut);
       expect(provider.requests).toHaveLength(1);
     }
+    // Cut while still in prose, the reply had not begun the call: it is asked again.
+    const prose = { ...reply('Let me think about what to remember here, and then'), stopReason: 'length' };
+    const provider = new Replies([prose, reply('', [{ id: 'c', name: 'update_scratchpad', input: {} }])]);
+    expect((await completeForcedCall(provider, forced)).corrected).toBe(true);
   });
 
   it('returns a second miss as it is, for the workflow to note', async () => {
